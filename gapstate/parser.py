@@ -1,0 +1,289 @@
+"""From markdown text to a `Table`, with every syntax problem as a finding.
+
+This is the only module that imports lark. It finds the one fenced block
+whose first non-blank line is the header and parses each of its lines on its
+own, so one bad row does not hide the next and every error carries the
+spec's own line and column.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Tree, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+from .findings import Finding, ParseError
+from .table import Allowance, Cap, Literal, Name, Row, Table
+
+GRAMMAR = Path(__file__).with_name("table.lark")
+HEADER = "# state | event | guards | next | actions"
+
+_OPEN_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+
+# Known mistakes, labelled, so that a syntax error says what is probably
+# wrong rather than only which token was unexpected. Each example must fail
+# the way the mistake it names fails; tests/test_parser.py checks that.
+KNOWN_MISTAKES: dict[str, dict[str, list[str]]] = {
+    "line": {
+        "a row has five columns (state | event | guards | next | actions); this one ends early": [
+            "CLEAR | busy_end | - | =",
+            "CLEAR | busy_end | - | = |",
+            "CLEAR | busy_end | -",
+            "CLEAR | busy_end",
+            "CLEAR",
+        ],
+        "stray text after the actions; separate actions with ','": [
+            "CLEAR | busy_end | - | = | noop extra",
+            "CLEAR | busy_end | - | = | noop | extra",
+        ],
+        "a column is empty; write '-' for no guards": [
+            "CLEAR | busy_end | | = | noop",
+            "CLEAR | | - | = | noop",
+        ],
+        "separate guards with ',' and write '-' only alone": [
+            "CLEAR | busy_end | busy !dup | = | noop",
+            "CLEAR | busy_end | -,busy | = | noop",
+        ],
+        "'@cap' takes a counter name and a whole number": [
+            "@cap session_requests",
+            "@cap session_requests three",
+            "@cap 3",
+        ],
+        "'@unreachable' takes state | event | guards": [
+            "@unreachable OPEN | floor_released",
+            "@unreachable OPEN | floor_released | - | = | noop",
+        ],
+    },
+    "header": {
+        "the header must read `# state | event | guards | next | actions`": [
+            "# state | event | guard | next | actions",
+            "# state | event | guards | next",
+            "# state | event | guards | next | action",
+            "# states | event | guards | next | actions",
+        ],
+    },
+}
+
+_WORDS = {
+    "NAME": "a name",
+    "INT": "a whole number",
+    "COMMENT": "a comment",
+    "_CAP": "'@cap'",
+    "_UNREACHABLE": "'@unreachable'",
+    "ANY_STATE": "'*'",
+    "$END": "the end of the line",
+}
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What the text gave: a table when its syntax holds, and the syntax findings."""
+
+    table: Table | None
+    findings: tuple[Finding, ...]
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    # cache=True keeps lark's grammar analysis in a temp file: loading drops
+    # from ~30 ms to ~2 ms, which is most of `gapstate check`'s own time.
+    return Lark.open(
+        str(GRAMMAR), parser="lalr", start=["header", "line"], cache=True
+    )
+
+
+def find_blocks(lines: list[str]) -> list[tuple[int, int, list[str]]]:
+    """Every fenced block whose first non-blank line looks like a table header.
+
+    Returns (first content line number, header line number, content lines)
+    for each such block, 1-based.
+    """
+    blocks: list[tuple[int, int, list[str]]] = []
+    i = 0
+    while i < len(lines):
+        match = _OPEN_FENCE.match(lines[i])
+        if not match or (match["fence"][0] == "`" and "`" in match["info"]):
+            i += 1
+            continue
+        fence = match["fence"]
+        closing = re.compile(r"^ {0,3}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}\s*$")
+        start = i + 1
+        j = start
+        while j < len(lines) and not closing.match(lines[j]):
+            j += 1
+        content = lines[start:j]
+        first = next((k for k, text in enumerate(content) if text.strip()), None)
+        if first is not None:
+            head = content[first].strip()
+            if head.startswith("#") and "|" in head:
+                blocks.append((start + 1, start + first + 1, content))
+        i = j + 1
+    return blocks
+
+
+def parse_text(text: str) -> Parsed:
+    """Parse a spec document; never raises on bad content, only returns findings."""
+    lines = text.splitlines()
+    blocks = find_blocks(lines)
+    if not blocks:
+        return Parsed(
+            None,
+            (
+                ParseError(
+                    line=1,
+                    column=1,
+                    text=f"no transition table: expected a fenced code block whose first line is `{HEADER}`",
+                ),
+            ),
+        )
+    if len(blocks) > 1:
+        first = blocks[0][1]
+        return Parsed(
+            None,
+            tuple(
+                ParseError(
+                    line=header_line,
+                    column=1,
+                    text=f"a second transition table (the first starts at line {first}); keep exactly one",
+                )
+                for _, header_line, _ in blocks[1:]
+            ),
+        )
+    start, header_line, content = blocks[0]
+    return _parse_block(start, header_line, content)
+
+
+def _parse_block(start: int, header_line: int, content: list[str]) -> Parsed:
+    parser = _lark()
+    findings: list[Finding] = []
+    rows: list[Row] = []
+    caps: list[Cap] = []
+    allowances: list[Allowance] = []
+    for offset, text in enumerate(content):
+        number = start + offset
+        if number < header_line or not text.strip():
+            continue
+        rule = "header" if number == header_line else "line"
+        try:
+            tree = parser.parse(text, start=rule)
+        except UnexpectedInput as error:
+            findings.append(_syntax_finding(parser, error, rule, text, number))
+            continue
+        if rule == "header":
+            continue
+        item = tree.children[0]
+        if isinstance(item, Token):  # a comment
+            continue
+        if item.data == "row":
+            rows.append(_row(item, number))
+        elif item.data == "cap":
+            name, value = item.children
+            caps.append(Cap(number, str(name), int(value), name.column))
+        else:
+            state, event, guards = item.children
+            allowances.append(
+                Allowance(number, str(_word(state)), str(_word(event)), _literals(guards)[0])
+            )
+    if findings:
+        return Parsed(None, tuple(findings))
+    if not rows:
+        return Parsed(
+            None,
+            (ParseError(line=header_line, column=1, text="the table has no rows"),),
+        )
+    return Parsed(Table(header_line, tuple(rows), tuple(caps), tuple(allowances)), ())
+
+
+def _word(tree: Tree) -> Token:
+    return tree.children[0]
+
+
+def _literals(tree: Tree) -> tuple[tuple[Literal, ...], list[Name]]:
+    literals: list[Literal] = []
+    names: list[Name] = []
+    for child in tree.children:
+        if isinstance(child, Token):  # the lone '-'
+            continue
+        name = child.children[-1]
+        literals.append(Literal(str(name), positive=len(child.children) == 1))
+        names.append(Name("guard", str(name), name.column))
+    return tuple(literals), names
+
+
+def _row(tree: Tree, line: int) -> Row:
+    state, event, guards, target, actions = tree.children
+    literals, guard_names = _literals(guards)
+    state_token, event_token, next_token = _word(state), _word(event), _word(target)
+    names = [Name("state", str(state_token), state_token.column)] if state_token.type == "NAME" else []
+    names.append(Name("event", str(event_token), event_token.column))
+    names.extend(guard_names)
+    if next_token.type == "NAME":
+        names.append(Name("next state", str(next_token), next_token.column))
+    names.extend(Name("action", str(a), a.column) for a in actions.children)
+    guards_column = guards.children[0].column if guards.children and isinstance(guards.children[0], Token) else (
+        guard_names[0].column - (0 if literals[0].positive else 1)
+    )
+    return Row(
+        line=line,
+        state=str(state_token),
+        event=str(event_token),
+        guards=literals,
+        next=str(next_token),
+        actions=tuple(str(a) for a in actions.children),
+        names=tuple(names),
+        guards_column=guards_column,
+    )
+
+
+def _describe(parser: Lark, terminal: str) -> str:
+    if terminal in _WORDS:
+        return _WORDS[terminal]
+    try:
+        pattern = parser.get_terminal(terminal).pattern
+    except KeyError:
+        return terminal
+    return f"'{pattern.value}'" if pattern.type == "str" else terminal.lower()
+
+
+def _label(parser: Lark, error: UnexpectedInput, rule: str) -> str | None:
+    """The known mistake that fails in the same parser state on the same kind of token.
+
+    Like lark's `match_examples`, but without its fallback to a label whose
+    example merely stops in the same state: "ends early" must not be said of
+    a line that goes on with stray text.
+    """
+    if not isinstance(error, UnexpectedToken):
+        return None
+    for label, examples in KNOWN_MISTAKES[rule].items():
+        for example in examples:
+            try:
+                parser.parse(example, start=rule)
+            except UnexpectedToken as known:
+                if known.state == error.state and known.token.type == error.token.type:
+                    return label
+    return None
+
+
+def _syntax_finding(parser: Lark, error: UnexpectedInput, rule: str, text: str, line: int) -> ParseError:
+    if isinstance(error, UnexpectedToken):
+        expected = sorted(error.expected)
+        found = (
+            "the end of the line"
+            if error.token.type == "$END"
+            else f"'{error.token}'"
+        )
+        column = len(text.rstrip()) + 1 if error.token.type == "$END" else error.column
+    elif isinstance(error, UnexpectedCharacters):
+        expected = sorted(error.allowed or ())
+        found = f"'{text[error.pos_in_stream]}'"
+        column = error.column
+    else:  # UnexpectedEOF: LALR reports the end as a $END token instead
+        expected, found, column = [], "the end of the line", len(text.rstrip()) + 1
+    words = sorted({_describe(parser, t) for t in expected if not t.startswith("WS")})
+    detail = f"expected {' or '.join(words)}, found {found}" if words else f"unexpected {found}"
+    label = _label(parser, error, rule)
+    message = f"{label}: {detail}" if label else detail
+    return ParseError(line=line, column=column, text=message)

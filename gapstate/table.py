@@ -1,0 +1,132 @@
+"""The transition table as plain frozen data, each piece with its spec line.
+
+The parser builds it, and the proof, the interpreter and the renderers only
+read it; none of them needs to know that it came from markdown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ANY_STATE = "*"
+STAY = "="
+INVALID = "invalid"
+
+
+@dataclass(frozen=True)
+class Name:
+    """A name as written in the table, with what it names and where."""
+
+    role: str  # "state", "event", "guard", "next state" or "action"
+    text: str
+    column: int
+
+
+@dataclass(frozen=True)
+class Literal:
+    """One guard literal: `busy` (positive) or `!busy`."""
+
+    guard: str
+    positive: bool
+
+    def __str__(self) -> str:
+        return self.guard if self.positive else f"!{self.guard}"
+
+
+def format_guards(literals: tuple[Literal, ...]) -> str:
+    """The GUARDS column as a person would write it, in the given order: `-` or `a,!b`."""
+    return ",".join(str(lit) for lit in literals) if literals else "-"
+
+
+@dataclass(frozen=True)
+class Row:
+    """`STATE | EVENT | GUARDS | NEXT | ACTIONS` at one line of the spec."""
+
+    line: int
+    state: str
+    event: str
+    guards: tuple[Literal, ...]
+    next: str
+    actions: tuple[str, ...]
+    names: tuple[Name, ...]
+    guards_column: int = 1
+
+    @property
+    def invalid(self) -> bool:
+        return INVALID in self.actions
+
+    @property
+    def guard_set(self) -> frozenset[Literal]:
+        return frozenset(self.guards)
+
+    def applies_to(self, state: str) -> bool:
+        return self.state == ANY_STATE or self.state == state
+
+    def target(self, state: str) -> str:
+        return state if self.next == STAY else self.next
+
+    def __str__(self) -> str:
+        return (
+            f"{self.state} | {self.event} | {format_guards(self.guards)} | "
+            f"{self.next} | {','.join(self.actions)}"
+        )
+
+
+@dataclass(frozen=True)
+class Cap:
+    """`@cap NAME N`: the limit of one counter."""
+
+    line: int
+    counter: str
+    limit: int
+    column: int = 1
+
+
+@dataclass(frozen=True)
+class Allowance:
+    """`@unreachable STATE | EVENT | GUARDS`: one row that may stay unreachable."""
+
+    line: int
+    state: str
+    event: str
+    guards: tuple[Literal, ...]
+
+    def names(self, row: Row) -> bool:
+        return (
+            row.state == self.state
+            and row.event == self.event
+            and row.guard_set == frozenset(self.guards)
+        )
+
+    def __str__(self) -> str:
+        return f"{self.state} | {self.event} | {format_guards(self.guards)}"
+
+
+@dataclass(frozen=True)
+class Table:
+    """Everything the fenced block says, in source order."""
+
+    header_line: int
+    rows: tuple[Row, ...]
+    caps: tuple[Cap, ...]
+    allowances: tuple[Allowance, ...]
+
+    @property
+    def states(self) -> tuple[str, ...]:
+        """States in the order the STATE column first names them (`*` is not one)."""
+        seen: dict[str, None] = {}
+        for row in self.rows:
+            if row.state != ANY_STATE:
+                seen.setdefault(row.state)
+        return tuple(seen)
+
+    @property
+    def initial(self) -> str | None:
+        states = self.states
+        return states[0] if states else None
+
+    def cap_limits(self) -> dict[str, int]:
+        return {cap.counter: cap.limit for cap in self.caps}
+
+    def rows_for(self, state: str, event: str) -> tuple[Row, ...]:
+        return tuple(r for r in self.rows if r.event == event and r.applies_to(state))
