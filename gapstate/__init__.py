@@ -1,0 +1,62 @@
+"""gapstate: prove, replay and fuzz the gap-state transition table.
+
+The public API mirrors the commands and returns the same data as their JSON
+outputs (result objects with `.to_dict()`, also readable as `result["ok"]`).
+Imports are deferred so that `import gapstate` costs almost nothing and
+`classify` never loads lark or networkx.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable
+
+from .errors import GapstateError
+
+__version__ = "0.1.0"
+__all__ = ["GapstateError", "check", "classify", "load_spec", "replay"]
+
+
+def load_spec(path_or_text: str | Path | None = None) -> Any:
+    """Parse a spec: a path, markdown text (a str containing a newline), or None for the bundled spec.
+
+    Syntax and vocabulary problems become findings of the returned spec;
+    only a file that cannot be read raises GapstateError.
+    """
+    from .spec import load_spec as load
+
+    return load(path_or_text)
+
+
+def _spec(spec: Any) -> Any:
+    from .spec import Spec
+
+    return spec if isinstance(spec, Spec) else load_spec(spec)
+
+
+def check(spec: Any = None) -> Any:
+    """Prove a spec (a loaded spec, a path, text or None): returns a CheckResult."""
+    from .proof import check as prove
+
+    return prove(_spec(spec))
+
+
+def replay(spec: Any, events: Iterable[dict[str, Any]]) -> Any:
+    """Replay events given as dicts (the trace format): returns a ReplayResult.
+
+    A malformed event, or a table that cannot be stepped, raises GapstateError.
+    """
+    from .replay import replay as run
+    from .trace import from_dicts
+
+    return run(_spec(spec), from_dicts(events))
+
+
+def classify(report: dict[str, Any]) -> Any:
+    """Judge a continuity-experiment report (a dict): returns a ClassifyResult.
+
+    A malformed report raises GapstateError listing every problem with its JSON path.
+    """
+    from .classifier import classify as judge
+
+    return judge(report)

@@ -1,0 +1,105 @@
+"""The `gapstate` command: the only code that reads files, prints or exits.
+
+Exit codes, on every command: 0 success or nothing found; 1 the input was
+read and breaks the rules; 2 the input could not be used. Heavy modules are
+imported inside each command, so `classify` never loads lark or networkx and
+`replay` never loads networkx.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, NoReturn
+
+import click
+
+from . import __version__
+from .errors import GapstateError
+
+FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text for people, json (one document on stdout) for programs.",
+)
+SPEC = click.option(
+    "--spec",
+    "spec_path",
+    metavar="PATH",
+    default=None,
+    help="The spec file (markdown with the table). Default: the spec bundled with gapstate.",
+)
+
+
+def fail(error: GapstateError) -> NoReturn:
+    """Unusable input: say where and why on stderr, write nothing on stdout, exit 2."""
+    click.echo(f"gapstate: error: {error}", err=True)
+    sys.exit(2)
+
+
+def emit(text: str) -> None:
+    click.echo(text)
+
+
+def load(spec_path: str | None) -> Any:
+    from .spec import load_spec
+
+    try:
+        return load_spec(spec_path)
+    except GapstateError as error:
+        fail(error)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="gapstate")
+def main() -> None:
+    """Prove, replay and fuzz the gap-state table; judge continuity reports."""
+
+
+@main.command()
+@SPEC
+@FORMAT
+def check(spec_path: str | None, fmt: str) -> None:
+    """Prove the table total, unambiguous and reachable, and check its rules.
+
+    Exit 0 when nothing is found, 1 with findings, 2 when the spec cannot be read.
+    """
+    from .proof import check as prove
+    from .render import check_text, to_json
+
+    result = prove(load(spec_path))
+    emit(to_json(result.to_dict()) if fmt == "json" else check_text(result))
+    sys.exit(0 if result.ok else 1)
+
+
+@main.command()
+@click.argument("trace_path", metavar="TRACE")
+@SPEC
+@FORMAT
+@click.option("--summary", is_flag=True, help="Print only the final configuration and any error.")
+def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> None:
+    """Replay a JSON Lines trace of events through the table.
+
+    Exit 0 when every event replays, 1 on an invalid event, an event after
+    session_end or a broken rule, 2 when the trace or spec cannot be used.
+    """
+    from .render import replay_text, to_json
+    from .replay import replay as run
+    from .trace import read_trace
+
+    spec = load(spec_path)
+    try:
+        result = run(spec, read_trace(trace_path), keep_steps=not summary)
+    except GapstateError as error:
+        fail(error)
+    if fmt == "json":
+        emit(to_json(result.to_dict()))
+    else:
+        emit(replay_text(result, spec.table.cap_limits(), trace_path))
+    sys.exit(0 if result.ok else 1)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

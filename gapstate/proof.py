@@ -1,0 +1,233 @@
+"""The proof behind `gapstate check`: total, unambiguous, reachable, rule-abiding.
+
+Totality and ambiguity are decided per (state, event) over the guards its
+rows name, by enumerating every valuation. Reachability and the rules are
+decided on the graph of every configuration reachable from the initial one,
+where the environment may send any event the table does not mark `invalid`
+and picks `dup` and `post_send` both ways wherever they can be true. This is
+the only module that imports networkx.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from itertools import combinations, product
+from typing import Any
+
+import networkx as nx
+
+from .findings import Ambiguous, Finding, NotTotal, RuleBroken, StaleAllowance, Unreachable
+from .machine import OK, Machine, _guard_order
+from .semantics import EVENTS, RULES, Config
+from .spec import Spec
+from .table import Row, Table, format_guards, Literal
+from .trace import concretize
+
+_RULES = {rule.id: rule for rule in RULES}
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The outcome of `check`, shaped like its JSON output."""
+
+    spec: str
+    stats: dict[str, int]
+    findings: tuple[Finding, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "spec": self.spec,
+            "stats": dict(self.stats),
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+    def __getitem__(self, key: str) -> Any:
+        return self.to_dict()[key]
+
+
+@dataclass
+class Exploration:
+    """The reachable configurations and what fired between them."""
+
+    graph: nx.DiGraph
+    initial: Config
+    fired: set[int] = field(default_factory=set)  # lines of rows that fired
+    # (rule id, row line) -> (source configuration, event, choice) of its shallowest edge
+    broken: dict[tuple[str, int], tuple[Config, str, bool]] = field(default_factory=dict)
+
+    def trace_to(self, config: Config, last: tuple[str, bool] | None = None) -> list[dict[str, Any]]:
+        """The shortest replayable event trace reaching `config`, then `last`."""
+        path = nx.shortest_path(self.graph, self.initial, config)
+        steps = [self.graph.edges[u, v]["steps"][0][:2] for u, v in zip(path, path[1:])]
+        if last is not None:
+            steps.append(last)
+        return concretize(steps)
+
+
+def check(spec: Spec) -> CheckResult:
+    """Every finding about the spec, in line order."""
+    table = spec.table
+    stats = {
+        "states": len(table.states) if table else 0,
+        "events": len(EVENTS),
+        "rows": len(table.rows) if table else 0,
+        "configurations": 0,
+        "unreachable_allowed": 0,
+    }
+    findings = list(spec.findings)
+    if spec.steppable:
+        assert table is not None
+        findings.extend(coverage(table))
+        exploration = explore(Machine(table))
+        stats["configurations"] = exploration.graph.number_of_nodes()
+        # Rows already reported as contradictory or ambiguous do not fire for
+        # the reason those findings give; calling them unreachable too is noise.
+        explained = {f.line for f in findings if f.kind in ("contradiction", "ambiguous")}
+        reach, allowed = reachability(table, exploration, explained)
+        findings.extend(reach)
+        stats["unreachable_allowed"] = allowed
+        findings.extend(rule_findings(table, exploration))
+    findings.sort(key=lambda f: f.sort_key)
+    return CheckResult(spec.path, stats, tuple(findings))
+
+
+def coverage(table: Table) -> list[Finding]:
+    """not_total and ambiguous findings, one per uncovered pair and per overlapping row pair."""
+    findings: list[Finding] = []
+    reported: set[tuple[int, int]] = set()
+    for state in table.states:
+        for event in EVENTS:
+            rows = table.rows_for(state, event)
+            names = sorted({lit.guard for r in rows for lit in r.guards}, key=_guard_order)
+            uncovered: tuple[tuple[str, bool], ...] | None = None
+            for values in product((False, True), repeat=len(names)):
+                valuation = dict(zip(names, values))
+                matching = [r for r in rows if _matches(r, valuation)]
+                if not matching and uncovered is None:
+                    uncovered = tuple(valuation.items())
+                for a, b in combinations(matching, 2):
+                    pair = (a.line, b.line)
+                    if pair not in reported:
+                        reported.add(pair)
+                        findings.append(
+                            Ambiguous(b.line, 1, rows=pair, state=state, event=event, valuation=tuple(valuation.items()))
+                        )
+            if uncovered is not None:
+                cube = _widen(uncovered, rows)
+                suggestion = f"{state} | {event} | {format_guards(cube)} | ? | ?"
+                findings.append(
+                    NotTotal(
+                        rows[0].line if rows else table.header_line,
+                        1,
+                        state=state,
+                        event=event,
+                        valuation=uncovered,
+                        suggestion=suggestion,
+                    )
+                )
+    return findings
+
+
+def _matches(row: Row, valuation: dict[str, bool]) -> bool:
+    return all(valuation[lit.guard] == lit.positive for lit in row.guards)
+
+
+def _widen(valuation: tuple[tuple[str, bool], ...], rows: tuple[Row, ...]) -> tuple[Literal, ...]:
+    """The fewest literals of an uncovered valuation that no row's guards overlap."""
+    kept = list(valuation)
+    for item in list(kept):
+        trial = [x for x in kept if x != item]
+        fixed = dict(trial)
+        # rows overlap the cube when none of their literals contradicts it
+        if not any(all(fixed.get(lit.guard, lit.positive) == lit.positive for lit in r.guards) for r in rows):
+            kept = trial
+    return tuple(Literal(g, v) for g, v in kept)
+
+
+def explore(machine: Machine) -> Exploration:
+    """Breadth-first over every reachable configuration, as a networkx DiGraph.
+
+    Each edge carries `steps`: the (event, choice, row line) that lead along
+    it. A rule broken on an edge is kept once per (rule, row), from the
+    shallowest source, which breadth-first order meets first. A configuration
+    whose counters passed their caps (the `cap-exceeded` rule) is a node but
+    is not expanded: that keeps the graph finite on a table that never stops
+    counting.
+    """
+    initial = machine.initial
+    edges: dict[tuple[Config, Config], list[tuple[str, bool, int]]] = {}
+    fired: set[int] = set()
+    broken: dict[tuple[str, int], tuple[Config, str, bool]] = {}
+    seen = {initial}
+    queue = deque([initial])
+    events = tuple(EVENTS)
+    while queue:
+        source = queue.popleft()
+        for event in events:
+            for choice in machine.choices(source, event):
+                outcome = machine.step(source, event, choice)
+                if outcome.status != OK:
+                    continue
+                target, line = outcome.config, outcome.row.line
+                fired.add(line)
+                edges.setdefault((source, target), []).append((event, choice, line))
+                for rule in outcome.broken:
+                    broken.setdefault((rule, line), (source, event, choice))
+                if target not in seen:
+                    seen.add(target)
+                    if machine.within_caps(target):
+                        queue.append(target)
+    graph = nx.DiGraph()
+    graph.add_node(initial)
+    graph.add_edges_from((u, v, {"steps": steps}) for (u, v), steps in edges.items())
+    return Exploration(graph, initial, fired, broken)
+
+
+def reachability(table: Table, exploration: Exploration, skip: set[int]) -> tuple[list[Finding], int]:
+    """unreachable and stale_allowance findings, and how many allowances hold."""
+    findings: list[Finding] = []
+    allowed: dict[int, int] = {}  # row line -> allowance line
+    held = 0
+    for allowance in table.allowances:
+        rows = [r for r in table.rows if allowance.names(r)]
+        if not rows:
+            findings.append(
+                StaleAllowance(allowance.line, 1, text=f"`@unreachable {allowance}` names no row of the table")
+            )
+            continue
+        row = rows[0]
+        if row.line in allowed:
+            text = f"row at line {row.line} is already allowed at line {allowed[row.line]}"
+        elif row.invalid:
+            text = f"row at line {row.line} is `invalid`, which never fires; it needs no allowance"
+        elif row.line in exploration.fired:
+            text = f"row at line {row.line} does fire on a reachable configuration; remove this allowance"
+        else:
+            allowed[row.line] = allowance.line
+            held += 1
+            continue
+        allowed.setdefault(row.line, allowance.line)
+        findings.append(StaleAllowance(allowance.line, 1, text=text))
+    for row in table.rows:
+        if row.invalid or row.line in exploration.fired or row.line in allowed or row.line in skip:
+            continue
+        findings.append(Unreachable(row.line, 1, row=str(row)))
+    return findings, held
+
+
+def rule_findings(table: Table, exploration: Exploration) -> list[Finding]:
+    """One `rule` finding per (rule, row) broken, with its shortest trace."""
+    findings: list[Finding] = []
+    for (rule_id, line), (source, event, choice) in exploration.broken.items():
+        rule = _RULES[rule_id]
+        trace = exploration.trace_to(source, (event, choice))
+        findings.append(
+            RuleBroken(line, 1, rule=rule_id, description=rule.description, trace=tuple(trace))
+        )
+    return findings

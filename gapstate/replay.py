@@ -1,0 +1,162 @@
+"""Replaying a trace: the concrete history around the machine's pure step.
+
+The machine knows only whether an event's chosen guard holds. This module
+keeps what decides it: the interval ids seen this session (for `dup`) and the
+times of the last commit and of the last unseen voiced loss (for
+`post_send`). It consumes events as an iterator, so a long trace streams.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import GapstateError
+from .machine import ENDED, INVALID, OK, Machine, Outcome
+from .semantics import COUNTERS, RULES, Config
+from .spec import Spec
+from .trace import TraceEvent
+
+_DESCRIPTIONS = {rule.id: rule.description for rule in RULES}
+
+
+@dataclass(frozen=True)
+class ReplayError:
+    """Why a replay stopped: `invalid_event`, `after_session_end` or `rule`."""
+
+    index: int
+    kind: str
+    message: str
+    line: int  # the trace line of the event
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "kind": self.kind, "message": self.message}
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    """The outcome of `replay`, shaped like its JSON output."""
+
+    steps: tuple[dict[str, Any], ...] | None  # None when only the summary was asked for
+    final: Config
+    error: ReplayError | None
+    events: int  # how many events were replayed or refused
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def final_dict(self) -> dict[str, Any]:
+        return {
+            "state": self.final.state,
+            "counters": counters(self.final),
+            "debt_owed": self.final.debt_owed,
+            "ended": self.final.ended,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"ok": self.ok}
+        if self.steps is not None:
+            out["steps"] = list(self.steps)
+        out["final"] = self.final_dict()
+        out["error"] = self.error.to_dict() if self.error else None
+        return out
+
+    def __getitem__(self, key: str) -> Any:
+        return self.to_dict()[key]
+
+
+def counters(config: Config) -> dict[str, int]:
+    return {name: getattr(config, name) for name in COUNTERS}
+
+
+def step_dict(index: int, event: str, before: Config, outcome: Outcome) -> dict[str, Any]:
+    return {
+        "index": index,
+        "event": event,
+        "from": before.state,
+        "to": outcome.config.state,
+        "row": outcome.row.line,
+        "guards": dict(outcome.guards),
+        "actions": list(outcome.actions),
+        "counters": counters(outcome.config),
+    }
+
+
+def replay(spec: Spec, events: Iterable[TraceEvent], keep_steps: bool = True) -> ReplayResult:
+    """Run the events through the table until the first error.
+
+    After an error the remaining events are still read, so that a malformed
+    line anywhere in the trace is reported (as GapstateError) rather than
+    silently skipped.
+    """
+    if not spec.steppable:
+        first = next(f for f in spec.findings if f.kind in ("parse_error", "unknown_name", "bad_cap"))
+        raise GapstateError(
+            f"the table cannot be replayed: {first.kind}: {first.message} (run `gapstate check`)",
+            file=spec.path,
+            line=first.line,
+            column=first.column,
+        )
+    machine = Machine(spec.table)
+    step = machine.step
+    config = machine.initial
+    steps: list[dict[str, Any]] | None = [] if keep_steps else None
+    seen: set[str] = set()
+    last_commit: int | None = None
+    last_loss: int | None = None
+    error: ReplayError | None = None
+    index = -1
+    iterator = iter(events)
+    for index, item in enumerate(iterator):
+        name = item.event
+        if name == "loss_voiced":
+            choice = item.id in seen
+        elif name == "evidence_turn":
+            speech = item.speech_start
+            choice = (
+                last_commit is not None
+                and speech > last_commit
+                and (last_loss is None or speech > last_loss)
+            )
+        else:
+            choice = False
+        outcome = step(config, name, choice)
+        if outcome.status != OK:
+            error = _refusal(index, item, config, outcome)
+            break
+        if steps is not None:
+            steps.append(step_dict(index, name, config, outcome))
+        if name == "loss_voiced" and not choice:
+            seen.add(item.id)
+            last_loss = item.t
+        if outcome.commits:
+            last_commit = item.t
+        config = outcome.config
+        if outcome.broken:
+            broken = "; ".join(f"{rid}: {_DESCRIPTIONS[rid]}" for rid in outcome.broken)
+            error = ReplayError(index, "rule", f"row at line {outcome.row.line} breaks {broken}", item.line)
+            break
+    total = index + 1
+    for total, _ in enumerate(iterator, start=total + 1):  # validate the rest
+        pass
+    return ReplayResult(tuple(steps) if steps is not None else None, config, error, total)
+
+
+def _refusal(index: int, item: TraceEvent, config: Config, outcome: Outcome) -> ReplayError:
+    if outcome.status == ENDED:
+        return ReplayError(index, "after_session_end", f"{item.event} after session_end: nothing follows the end of the session", item.line)
+    if outcome.status == INVALID:
+        return ReplayError(
+            index,
+            "invalid_event",
+            f"{item.event} cannot occur in {config.state} (row at line {outcome.row.line} marks it invalid)",
+            item.line,
+        )
+    return ReplayError(
+        index,
+        "invalid_event",
+        f"no row matches {item.event} in {config.state}: the table is not total here (run `gapstate check`)",
+        item.line,
+    )

@@ -1,0 +1,257 @@
+"""What the table's names mean: events, guards, actions, counters and rules.
+
+This is the one declarative place for section 2 of the contract. The
+interpreter reads these tables; nothing else knows what `send_request` or
+`busy_end` does. Adding a guard, an action or a rule is an entry here.
+
+A `Config` is the finite part of the configuration: the state, the counters
+and the flags. The concrete history a replay keeps besides it (interval ids,
+the time of the last commit and of the last unseen loss) only decides the
+two guards `dup` and `post_send`; the explorer chooses those two both ways
+wherever the history could make them true.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, NamedTuple
+
+
+class Config(NamedTuple):
+    """Everything a step reads or writes, except the replay's concrete history."""
+
+    state: str
+    session_requests: int = 0  # requests committed this session
+    episode_attempts: int = 0  # sends started this episode
+    busy: bool = False  # the interviewer is speaking, thinking, holding, ...
+    candidate_active: bool = False  # the candidate started and has not released
+    late_loss: bool = False  # an unseen voiced loss arrived during the send
+    in_flight: bool = False  # a send started and its result has not arrived
+    standing: bool = False  # a committed request stands (not undelivered, not reopened)
+    debt_owed: bool = False  # the interviewer owes the candidate a reply
+    seen_any: bool = False  # some interval id was seen this session
+    ended: bool = False  # session_end has happened
+
+
+COUNTERS: tuple[str, ...] = ("session_requests", "episode_attempts")
+
+
+@dataclass(frozen=True)
+class Event:
+    """What an event does to the configuration around the guards.
+
+    `sets` is applied before the guards are read (the flags the event itself
+    reports); `then` right after they are read, before the row's actions
+    (what the event's arrival settles, such as a send's result).
+    """
+
+    sets: dict[str, object] = field(default_factory=dict)
+    then: dict[str, object] = field(default_factory=dict)
+
+
+EVENTS: dict[str, Event] = {
+    "loss_silent": Event(),
+    "sdk_unknown": Event(),
+    # A dup notice can only name an id already seen, so marking "some id was
+    # seen" on every voiced loss is exact.
+    "loss_voiced": Event(then={"seen_any": True}),
+    "busy_start": Event(sets={"busy": True}),
+    "busy_end": Event(sets={"busy": False}),
+    "candidate_start": Event(sets={"candidate_active": True}),
+    "floor_released": Event(sets={"candidate_active": False}),
+    "send_ok": Event(sets={"in_flight": False}, then={"late_loss": False}),
+    "send_failed": Event(sets={"in_flight": False}, then={"late_loss": False}),
+    "request_undelivered": Event(then={"standing": False}),
+    "evidence_turn": Event(),
+    "session_end": Event(then={"ended": True}),
+}
+
+
+@dataclass(frozen=True)
+class Guard:
+    """How a guard gets its value.
+
+    A derived guard is a function of the configuration (after the event's
+    `sets`) and the caps. A chosen guard comes from the event's payload: it
+    is false on every other event, and `possible` says when the history
+    could make it true.
+    """
+
+    derive: Callable[[Config, dict[str, int]], bool] | None = None
+    event: str | None = None
+    possible: Callable[[Config], bool] | None = None
+    meaning: str = ""
+
+
+GUARDS: dict[str, Guard] = {
+    "dup": Guard(
+        event="loss_voiced",
+        possible=lambda c: c.seen_any,
+        meaning="the loss's interval id was already seen this session",
+    ),
+    "busy": Guard(derive=lambda c, caps: c.busy, meaning="the interviewer is busy"),
+    "candidate_active": Guard(
+        derive=lambda c, caps: c.candidate_active,
+        meaning="the candidate started speaking and has not released the floor",
+    ),
+    "budget_left": Guard(
+        derive=lambda c, caps: c.session_requests < caps["session_requests"],
+        meaning="session_requests is below its cap",
+    ),
+    "attempts_left": Guard(
+        derive=lambda c, caps: c.episode_attempts < caps["episode_attempts"],
+        meaning="episode_attempts is below its cap",
+    ),
+    "late_loss": Guard(
+        derive=lambda c, caps: c.late_loss,
+        meaning="an unseen voiced loss arrived while the send was in flight",
+    ),
+    # Speech can always be placed after the last commit and loss, so the
+    # guard can be true exactly when something was committed this session.
+    "post_send": Guard(
+        event="evidence_turn",
+        possible=lambda c: c.session_requests > 0,
+        meaning="the turn's speech began after the last commit and the last unseen loss",
+    ),
+}
+
+CHOICE_OF: dict[str, str] = {g.event: name for name, g in GUARDS.items() if g.event}
+
+
+@dataclass(frozen=True)
+class Action:
+    """What an action does; an action with no effect is a label the replay records."""
+
+    add: dict[str, int] = field(default_factory=dict)
+    sets: dict[str, object] = field(default_factory=dict)
+    commits: bool = False  # stamps the commit time, for post_send
+    ends_gap: bool = False  # names how a gap ended
+    write_off: bool = False  # ends the gap without settling the debt
+
+
+_NEW_EPISODE = {"episode_attempts": 0, "standing": False}
+
+ACTIONS: dict[str, Action] = {
+    "send_request": Action(add={"episode_attempts": 1}, sets={"in_flight": True, "late_loss": False}),
+    "commit_request": Action(add={"session_requests": 1}, sets={"standing": True}, commits=True),
+    "open_gap": Action(sets=_NEW_EPISODE),
+    "reopen_gap": Action(sets=_NEW_EPISODE),
+    "mark_late": Action(sets={"late_loss": True}),
+    "preserve_debt": Action(sets={"debt_owed": True}),
+    "settle": Action(sets={"debt_owed": False, "standing": False}, ends_gap=True),
+    "unrepaired_budget": Action(sets={"standing": False}, ends_gap=True, write_off=True),
+    "unrepaired_attempts": Action(sets={"standing": False}, ends_gap=True, write_off=True),
+    "end_unsettled": Action(sets={"standing": False}, ends_gap=True, write_off=True),
+    "merge_gap": Action(),
+    "note_trim": Action(),
+    "note_unknown": Action(),
+    "note_dup": Action(),
+    "noop": Action(),
+    "supersede": Action(),
+    "defer_no_interrupt": Action(),
+    "keep_debt": Action(),
+    "keep_budget_spent": Action(),  # the spent request is simply not refunded
+    "invalid": Action(),  # marks an event that cannot occur; the replay fails on it
+}
+
+ENDINGS = frozenset(name for name, a in ACTIONS.items() if a.ends_gap)
+WRITE_OFFS = frozenset(name for name, a in ACTIONS.items() if a.write_off)
+COMMITS = frozenset(name for name, a in ACTIONS.items() if a.commits)
+
+
+class Transition(NamedTuple):
+    """One step as the rules see it."""
+
+    before: Config
+    mid: Config  # after the event's `sets`: what the guards read
+    after: Config
+    event: str
+    guards: dict[str, bool]  # every guard's value, named by the row or not
+    actions: tuple[str, ...]
+    initial: str
+    caps: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule of the seed's prose that every reachable step must keep."""
+
+    id: str
+    description: str
+    broken: Callable[[Transition], bool]
+
+
+def _leaves_gap(t: Transition) -> bool:
+    return t.before.state != t.initial and t.after.state == t.initial
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "cap-exceeded",
+        "a counter goes past its @cap",
+        lambda t: any(getattr(t.after, c) > t.caps[c] for c in COUNTERS),
+    ),
+    Rule(
+        "send-while-busy",
+        "sends a request while the interviewer is busy",
+        lambda t: "send_request" in t.actions and t.guards["busy"],
+    ),
+    Rule(
+        "send-while-candidate-active",
+        "sends a request while the candidate holds the floor",
+        lambda t: "send_request" in t.actions and t.guards["candidate_active"],
+    ),
+    Rule(
+        "send-without-budget",
+        "sends a request with no session budget left",
+        lambda t: "send_request" in t.actions and not t.guards["budget_left"],
+    ),
+    Rule(
+        "send-without-attempts",
+        "sends a request with no attempt left in the episode",
+        lambda t: "send_request" in t.actions and not t.guards["attempts_left"],
+    ),
+    Rule(
+        "second-send-in-flight",
+        "starts a send while another is in flight",
+        lambda t: "send_request" in t.actions and t.mid.in_flight,
+    ),
+    Rule(
+        "commit-without-send-result",
+        "commits a request other than on the result (send_ok) of a send in flight",
+        lambda t: bool(COMMITS.intersection(t.actions))
+        and not (t.event == "send_ok" and t.before.in_flight),
+    ),
+    Rule(
+        "settle-without-evidence",
+        "settles without a standing committed request and post_send evidence",
+        lambda t: "settle" in t.actions
+        and not (t.event == "evidence_turn" and t.guards["post_send"] and t.before.standing),
+    ),
+    Rule(
+        "exit-unnamed",
+        "leaves the gap without naming exactly one way it ended "
+        "(settle, unrepaired_budget, unrepaired_attempts, end_unsettled)",
+        lambda t: _leaves_gap(t) and len(ENDINGS.intersection(t.actions)) != 1,
+    ),
+    Rule(
+        "ending-outside-exit",
+        "names how a gap ended on a step that does not leave a gap",
+        lambda t: bool(ENDINGS.intersection(t.actions)) and not _leaves_gap(t),
+    ),
+    Rule(
+        "write-off-clears-debt",
+        "writes the gap off but leaves no reply owed",
+        lambda t: bool(WRITE_OFFS.intersection(t.actions)) and not t.after.debt_owed,
+    ),
+    Rule(
+        "dup-changes-state",
+        "a repeated (dup) loss notice changes the configuration",
+        lambda t: t.event == "loss_voiced" and t.guards["dup"] and t.after != t.before,
+    ),
+    Rule(
+        "session-end-not-clear",
+        "session_end does not lead to the initial state",
+        lambda t: t.event == "session_end" and t.after.state != t.initial,
+    ),
+)

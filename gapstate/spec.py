@@ -1,0 +1,127 @@
+"""Loading a spec and checking that its table speaks the vocabulary.
+
+`load_spec` reads the file (or takes the text), parses it, and checks every
+name and cap against `semantics`. What it finds are findings, not errors:
+only a file that cannot be read at all raises.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from .errors import GapstateError
+from .findings import BadCap, Contradiction, Finding, UnknownName
+from .semantics import ACTIONS, COUNTERS, EVENTS, GUARDS
+from .table import Table
+
+BUNDLED = "gap-state.md"
+
+# Findings after which the table cannot be stepped: the proof stops there.
+BLOCKING = frozenset({"parse_error", "unknown_name", "bad_cap"})
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A parsed spec: where it came from, its table if it has one, and what is wrong."""
+
+    path: str
+    table: Table | None
+    findings: tuple[Finding, ...]
+
+    @property
+    def steppable(self) -> bool:
+        """True when the interpreter can run the table (contradictions do not stop it)."""
+        return self.table is not None and not any(f.kind in BLOCKING for f in self.findings)
+
+
+def bundled_path() -> str:
+    """Where the bundled spec lives: a real file in any normal install."""
+    return str(resources.files("gapstate").joinpath(BUNDLED))
+
+
+def read_text(path: str | Path) -> str:
+    """The file's text, or GapstateError naming it."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise GapstateError("no such file", file=str(path)) from None
+    except IsADirectoryError:
+        raise GapstateError("is a directory, not a file", file=str(path)) from None
+    except OSError as error:
+        raise GapstateError(f"cannot read: {error.strerror}", file=str(path)) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise GapstateError("not UTF-8 text", file=str(path), line=line, column=column) from None
+
+
+def load_spec(path_or_text: str | Path | None = None) -> Spec:
+    """Parse a spec: a path, markdown text (a string with a newline), or None for the bundled one."""
+    if path_or_text is None:
+        path_or_text = bundled_path()
+    if isinstance(path_or_text, str) and "\n" in path_or_text:
+        return parse_spec(path_or_text, "<text>")
+    return parse_spec(read_text(path_or_text), str(path_or_text))
+
+
+def parse_spec(text: str, path: str) -> Spec:
+    from .parser import parse_text
+
+    parsed = parse_text(text)
+    if parsed.table is None:
+        return Spec(path, None, parsed.findings)
+    return Spec(path, parsed.table, tuple(validate(parsed.table)))
+
+
+def validate(table: Table) -> list[Finding]:
+    """Unknown names, bad caps and self-contradicting guards, in line order."""
+    findings: list[Finding] = []
+    states = table.states
+    known = {
+        "event": tuple(EVENTS),
+        "guard": tuple(GUARDS),
+        "action": tuple(ACTIONS),
+        "next state": states,
+    }
+    for row in table.rows:
+        for name in row.names:
+            if name.role in known and name.text not in known[name.role]:
+                findings.append(
+                    UnknownName(row.line, name.column, role=name.role, name=name.text, known=known[name.role])
+                )
+        positive = {lit.guard for lit in row.guards if lit.positive}
+        negative = {lit.guard for lit in row.guards if not lit.positive}
+        for guard in sorted(positive & negative):
+            findings.append(Contradiction(row.line, row.guards_column, guard=guard))
+    findings.extend(_cap_findings(table))
+    return findings
+
+
+def _cap_findings(table: Table) -> list[Finding]:
+    findings: list[Finding] = []
+    first: dict[str, int] = {}
+    for cap in table.caps:
+        if cap.counter not in COUNTERS:
+            findings.append(
+                BadCap(cap.line, cap.column, text=f"unknown counter '{cap.counter}'; expected one of: {', '.join(COUNTERS)}")
+            )
+        elif cap.counter in first:
+            findings.append(
+                BadCap(cap.line, cap.column, text=f"'{cap.counter}' is already capped at line {first[cap.counter]}")
+            )
+        else:
+            first[cap.counter] = cap.line
+            if cap.limit < 1:
+                findings.append(
+                    BadCap(cap.line, cap.column, text=f"the cap of '{cap.counter}' must be a positive whole number, not {cap.limit}")
+                )
+    for counter in COUNTERS:
+        if counter not in first:
+            findings.append(
+                BadCap(table.header_line, 1, text=f"counter '{counter}' has no cap; add `@cap {counter} N` to the table")
+            )
+    return findings
