@@ -46,7 +46,7 @@ def replay(spec: Any, events: Iterable[dict[str, Any]]) -> Any:
 
     A malformed event, or a table that cannot be stepped, raises GapstateError.
     """
-    from .replay import replay as run
+    from .replayer import replay as run
     from .trace import from_dicts
 
     return run(_spec(spec), from_dicts(events))

@@ -86,7 +86,7 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> N
     session_end or a broken rule, 2 when the trace or spec cannot be used.
     """
     from .render import replay_text, to_json
-    from .replay import replay as run
+    from .replayer import replay as run
     from .trace import read_trace
 
     spec = load(spec_path)

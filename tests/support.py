@@ -1,0 +1,48 @@
+"""Helpers shared by the tests: the bundled spec, defective variants, finding assertions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gapstate
+from gapstate.spec import parse_spec
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC_PATH = ROOT / "spec" / "gap-state.md"
+SPEC_TEXT = SPEC_PATH.read_text(encoding="utf-8")
+HEADER = "# state | event | guards | next | actions"
+
+
+def line_of(text: str, fragment: str) -> int:
+    """The 1-based line of the only line containing `fragment`."""
+    hits = [n for n, line in enumerate(text.splitlines(), start=1) if fragment in line]
+    assert len(hits) == 1, f"{fragment!r} is on lines {hits}"
+    return hits[0]
+
+
+def variant(old: str, new: str, text: str = SPEC_TEXT) -> str:
+    """The bundled spec with one exact line replaced (or removed, when `new` is empty)."""
+    lines = text.splitlines(keepends=True)
+    hits = [i for i, line in enumerate(lines) if line.rstrip("\n") == old]
+    assert len(hits) == 1, f"{old!r} is not exactly one line of the spec"
+    lines[hits[0]] = new + "\n" if new else ""
+    return "".join(lines)
+
+
+def table(*lines: str, caps: bool = True) -> str:
+    """A minimal spec whose block holds the header, the seed's caps and `lines`."""
+    head = [HEADER] + (["@cap session_requests 3", "@cap episode_attempts 2"] if caps else [])
+    return "Some prose.\n\n```\n" + "\n".join(head + list(lines)) + "\n```\n"
+
+
+def check_text(text: str):
+    return gapstate.check(parse_spec(text, "spec.md"))
+
+
+def labels(text: str) -> list[str]:
+    return sorted(f"{f.kind}@{f.line}" for f in check_text(text).findings)
+
+
+def assert_findings(text: str, *expected: str) -> None:
+    """The spec's findings are exactly `expected`, each written `kind@line`."""
+    assert labels(text) == sorted(expected)

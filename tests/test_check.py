@@ -1,0 +1,323 @@
+"""gapstate check: the bundled spec is clean and every kind of defect is found at its line."""
+
+from __future__ import annotations
+
+import pytest
+
+import gapstate
+from gapstate.semantics import RULES
+from gapstate.spec import parse_spec
+
+from .support import SPEC_TEXT, assert_findings, check_text, labels, line_of, table, variant
+
+ALLOWED = (
+    "OPEN | floor_released | !busy,budget_left,!attempts_left | CLEAR | unrepaired_attempts",
+    "DUE | floor_released | !busy,budget_left,!attempts_left | CLEAR | unrepaired_attempts",
+    "DUE | busy_end | budget_left,!attempts_left | CLEAR | unrepaired_attempts",
+)
+
+
+def test_bundled_spec_checks_clean():
+    result = gapstate.check()
+    assert result.ok, [f.to_dict() for f in result.findings]
+    assert result.stats["states"] == 5
+    assert result.stats["events"] == 12
+    assert result.stats["rows"] == 67
+    assert result.stats["unreachable_allowed"] == 3
+    assert result.stats["configurations"] > 5
+
+
+def test_result_reads_like_the_json_output():
+    result = gapstate.check()
+    document = result.to_dict()
+    assert document == {
+        "ok": True,
+        "spec": result.spec,
+        "stats": result.stats,
+        "findings": [],
+    }
+    assert result["ok"] is True
+
+
+def test_the_allow_listed_rows_are_exactly_the_unreachable_ones():
+    text = SPEC_TEXT
+    for line in text.splitlines():
+        if line.startswith("@unreachable"):
+            text = variant(line, "", text)
+    assert_findings(text, *(f"unreachable@{line_of(text, row)}" for row in ALLOWED))
+
+
+def test_removing_one_allowance_leaves_that_row_unreachable():
+    text = variant("@unreachable DUE | busy_end | budget_left,!attempts_left", "")
+    assert_findings(text, f"unreachable@{line_of(text, ALLOWED[2])}")
+
+
+def test_an_allowance_matches_its_row_whatever_the_guard_order():
+    text = variant(
+        "@unreachable DUE | busy_end | budget_left,!attempts_left",
+        "@unreachable DUE | busy_end | !attempts_left , budget_left",
+    )
+    assert_findings(text)
+
+
+# parse_error -----------------------------------------------------------------
+
+
+def test_a_row_with_a_missing_column_is_a_parse_error_at_its_line_and_column():
+    text = variant("CLEAR | busy_end | - | = | noop", "CLEAR | busy_end | - | =")
+    line = line_of(text, "CLEAR | busy_end | - | =")
+    [finding] = check_text(text).findings
+    assert (finding.kind, finding.line, finding.column) == ("parse_error", line, 25)
+    assert "five columns" in finding.message
+
+
+def test_every_bad_line_is_reported_not_only_the_first():
+    text = variant("CLEAR | busy_end | - | = | noop", "CLEAR | busy_end | - | = | noop extra")
+    text = variant("OPEN | busy_end | - | = | noop", "OPEN | busy_end | | = | noop", text)
+    assert_findings(
+        text,
+        f"parse_error@{line_of(text, 'noop extra')}",
+        f"parse_error@{line_of(text, 'OPEN | busy_end | |')}",
+    )
+
+
+def test_a_header_typo_is_a_parse_error_at_the_header():
+    text = variant(
+        "# state | event | guards | next | actions", "# state | event | guard | next | actions"
+    )
+    [finding] = check_text(text).findings
+    assert finding.kind == "parse_error"
+    assert finding.line == line_of(text, "# state | event | guard |")
+    assert finding.column == 19
+    assert "'guards'" in finding.message
+
+
+def test_a_document_without_a_table_is_a_parse_error():
+    result = check_text("# Title\n\nJust prose.\n\n```python\nprint('hi')\n```\n")
+    assert [(f.kind, f.line) for f in result.findings] == [("parse_error", 1)]
+    assert "no transition table" in result.findings[0].message
+
+
+def test_a_document_with_two_tables_is_a_parse_error_at_the_second():
+    text = table("* | busy_start | - | = | noop") + "\n" + table("* | busy_end | - | = | noop")
+    second = [n for n, line in enumerate(text.splitlines(), 1) if line.startswith("# state")][1]
+    assert_findings(text, f"parse_error@{second}")
+
+
+def test_a_tilde_fence_with_an_info_string_holds_the_table():
+    text = SPEC_TEXT.replace("```gapstate", "~~~~ table").replace("\n```\n", "\n~~~~\n")
+    assert check_text(text).ok
+
+
+def test_the_block_is_found_by_its_header_not_by_being_first():
+    text = "```sh\ngapstate check\n```\n\n" + SPEC_TEXT
+    assert check_text(text).ok
+
+
+# unknown_name, bad_cap, contradiction ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "old, new, name",
+    [
+        ("CLEAR | busy_end | - | = | noop", "CLEAR | busy_ends | - | = | noop", "busy_ends"),
+        ("DUE | busy_end | !budget_left | CLEAR | unrepaired_budget", "DUE | busy_end | !budget | CLEAR | unrepaired_budget", "budget"),
+        ("OPEN | candidate_start | - | = | noop", "OPEN | candidate_start | - | = | nop", "nop"),
+        ("DUE | candidate_start | - | OPEN | supersede", "DUE | candidate_start | - | OPENED | supersede", "OPENED"),
+    ],
+)
+def test_an_unknown_name_is_reported_at_its_column(old, new, name):
+    text = variant(old, new)
+    [finding] = [f for f in check_text(text).findings if f.kind == "unknown_name"]
+    assert finding.line == line_of(text, new)
+    assert finding.column == new.index(name) + 1
+    assert f"'{name}'" in finding.message
+
+
+def test_unknown_names_stop_the_proof_so_nothing_else_is_reported():
+    text = variant("CLEAR | busy_end | - | = | noop", "CLEAR | busy_ends | - | = | noop")
+    assert_findings(text, f"unknown_name@{line_of(text, 'busy_ends')}")
+
+
+@pytest.mark.parametrize(
+    "new, words",
+    [
+        ("@cap session_request 3", "unknown counter"),
+        ("@cap session_requests 0", "positive"),
+        ("@cap session_requests -2", "positive"),
+    ],
+)
+def test_a_bad_cap_line_is_reported_at_its_line(new, words):
+    text = variant("@cap session_requests 3", new)
+    findings = check_text(text).findings
+    assert any(f.kind == "bad_cap" and f.line == line_of(text, new) and words in f.message for f in findings)
+
+
+def test_a_counter_capped_twice_is_a_bad_cap_at_the_second_line():
+    text = variant("@cap episode_attempts 2", "@cap episode_attempts 2\n@cap episode_attempts 4")
+    assert_findings(text, f"bad_cap@{line_of(text, '@cap episode_attempts 4')}")
+
+
+def test_a_counter_without_a_cap_is_a_bad_cap_at_the_header():
+    text = variant("@cap episode_attempts 2", "")
+    [finding] = check_text(text).findings
+    assert (finding.kind, finding.line) == ("bad_cap", line_of(text, "# state | event"))
+    assert "episode_attempts" in finding.message
+
+
+def test_a_row_whose_guards_contradict_is_found_and_not_also_called_unreachable():
+    text = variant(
+        "CLEAR | busy_end | - | = | noop",
+        "CLEAR | busy_end | - | = | noop\nCLEAR | busy_end | busy,!busy | = | noop",
+    )
+    assert_findings(text, f"contradiction@{line_of(text, 'busy,!busy')}")
+
+
+# not_total, ambiguous --------------------------------------------------------
+
+
+def test_a_missing_valuation_is_not_total_with_the_row_to_add():
+    text = variant(ALLOWED[0], "")
+    result = check_text(text)
+    [gap] = [f for f in result.findings if f.kind == "not_total"]
+    assert (gap.state, gap.event) == ("OPEN", "floor_released")
+    assert gap.to_dict()["valuation"] == {"busy": False, "budget_left": True, "attempts_left": False}
+    assert "OPEN | floor_released | !busy,budget_left,!attempts_left | ? | ?" in gap.message
+    assert gap.line == line_of(text, "OPEN | floor_released | busy | DUE")
+    # its allowance now names no row
+    assert [f.kind for f in result.findings] == ["stale_allowance", "not_total"]
+
+
+def test_the_suggested_row_is_as_wide_as_the_gap():
+    text = variant("DUE | busy_end | !budget_left | CLEAR | unrepaired_budget", "")
+    [gap] = [f for f in check_text(text).findings if f.kind == "not_total"]
+    assert "`DUE | busy_end | !budget_left | ? | ?`" in gap.message
+
+
+def test_a_state_and_event_with_no_row_at_all_is_not_total_at_the_header():
+    text = variant("CLEAR | busy_end | - | = | noop", "")
+    [gap] = check_text(text).findings
+    assert (gap.kind, gap.state, gap.event, gap.line) == ("not_total", "CLEAR", "busy_end", line_of(text, "# state |"))
+    assert gap.to_dict()["valuation"] == {}
+
+
+def test_a_duplicated_row_is_ambiguous_naming_both_lines():
+    text = variant("CLEAR | busy_end | - | = | noop", "CLEAR | busy_end | - | = | noop\nCLEAR | busy_end | - | = | noop")
+    lines = [n for n, line in enumerate(text.splitlines(), 1) if line == "CLEAR | busy_end | - | = | noop"]
+    assert_findings(text, f"ambiguous@{lines[1]}")
+    [finding] = check_text(text).findings
+    assert finding.to_dict()["rows"] == lines
+    assert finding.to_dict()["valuation"] == {}
+
+
+def test_overlapping_guards_are_ambiguous_with_a_shared_valuation():
+    text = variant(
+        "DUE | busy_end | !budget_left | CLEAR | unrepaired_budget",
+        "DUE | busy_end | !budget_left | CLEAR | unrepaired_budget\nDUE | busy_end | !attempts_left | CLEAR | unrepaired_attempts",
+    )
+    found = [f for f in check_text(text).findings if f.kind == "ambiguous"]
+    assert found, labels(text)
+    valuation = found[0].to_dict()["valuation"]
+    assert valuation["attempts_left"] is False
+    added = line_of(text, "DUE | busy_end | !attempts_left")
+    assert all(added in f.to_dict()["rows"] and f.line == max(f.to_dict()["rows"]) for f in found)
+
+
+def test_a_wildcard_row_overlapping_a_state_row_is_ambiguous_once():
+    text = variant("CLEAR | busy_end | - | = | noop", "* | busy_end | busy | = | noop")
+    found = [f for f in check_text(text).findings if f.kind == "ambiguous"]
+    assert len({tuple(f.to_dict()["rows"]) for f in found}) == len(found)
+
+
+# unreachable, stale_allowance ------------------------------------------------
+
+
+def test_a_row_that_can_never_fire_is_unreachable():
+    # late_loss is only ever set in SENDING, so REQUESTED never sees it.
+    text = variant(
+        "REQUESTED | busy_end | - | = | noop",
+        "REQUESTED | busy_end | late_loss | = | noop\nREQUESTED | busy_end | !late_loss | = | noop",
+    )
+    assert_findings(text, f"unreachable@{line_of(text, 'REQUESTED | busy_end | late_loss')}")
+
+
+def test_an_allowance_for_a_row_that_fires_is_stale():
+    text = variant(
+        "@unreachable DUE | busy_end | budget_left,!attempts_left",
+        "@unreachable DUE | busy_end | budget_left,!attempts_left\n@unreachable DUE | busy_end | !budget_left",
+    )
+    assert_findings(text, f"stale_allowance@{line_of(text, '@unreachable DUE | busy_end | !budget_left')}")
+
+
+def test_an_allowance_that_names_no_row_is_stale():
+    text = variant(
+        "@unreachable DUE | busy_end | budget_left,!attempts_left",
+        "@unreachable DUE | busy_end | budget_left,!attempts_left\n@unreachable DUE | busy_ends | -",
+    )
+    [finding] = check_text(text).findings
+    assert (finding.kind, finding.line) == ("stale_allowance", line_of(text, "busy_ends"))
+    assert "names no row" in finding.message
+
+
+def test_an_allowance_repeated_is_stale():
+    text = variant(
+        "@unreachable DUE | busy_end | budget_left,!attempts_left",
+        "@unreachable DUE | busy_end | budget_left,!attempts_left\n@unreachable DUE | busy_end | !attempts_left,budget_left",
+    )
+    assert_findings(text, f"stale_allowance@{line_of(text, '@unreachable DUE | busy_end | !attempts_left,budget_left')}")
+
+
+# rules -----------------------------------------------------------------------
+
+RULE_VARIANTS = {
+    "cap-exceeded": ("SENDING | send_ok | !late_loss | REQUESTED | commit_request", "SENDING | send_ok | !late_loss | REQUESTED | commit_request,commit_request"),
+    "send-while-busy": ("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request"),
+    "send-while-candidate-active": ("SENDING | send_failed | attempts_left,candidate_active | OPEN | supersede", "SENDING | send_failed | attempts_left,candidate_active | SENDING | send_request"),
+    "send-without-budget": ("OPEN | floor_released | !busy,!budget_left | CLEAR | unrepaired_budget", "OPEN | floor_released | !busy,!budget_left | SENDING | send_request"),
+    "send-without-attempts": ("SENDING | send_failed | !attempts_left | CLEAR | unrepaired_attempts", "SENDING | send_failed | !attempts_left | SENDING | send_request"),
+    "second-send-in-flight": ("SENDING | floor_released | - | = | noop", "SENDING | floor_released | - | = | send_request"),
+    "commit-without-send-result": ("REQUESTED | evidence_turn | !post_send | = | noop", "REQUESTED | evidence_turn | !post_send | = | commit_request"),
+    "settle-without-evidence": ("REQUESTED | evidence_turn | !post_send | = | noop", "REQUESTED | evidence_turn | !post_send | CLEAR | settle"),
+    "exit-unnamed": ("REQUESTED | evidence_turn | !post_send | = | noop", "REQUESTED | evidence_turn | !post_send | CLEAR | noop"),
+    "ending-outside-exit": ("OPEN | candidate_start | - | = | noop", "OPEN | candidate_start | - | = | end_unsettled"),
+    "write-off-clears-debt": ("CLEAR | loss_voiced | !dup | OPEN | open_gap,preserve_debt", "CLEAR | loss_voiced | !dup | OPEN | open_gap"),
+    "dup-changes-state": ("SENDING | loss_voiced | dup | = | note_dup", "SENDING | loss_voiced | dup | = | mark_late"),
+    "session-end-not-clear": ("DUE | session_end | - | CLEAR | end_unsettled", "DUE | session_end | - | = | noop"),
+}
+
+
+def test_every_rule_has_a_variant_that_breaks_it():
+    assert set(RULE_VARIANTS) == {rule.id for rule in RULES}
+
+
+@pytest.mark.parametrize("rule", sorted(RULE_VARIANTS))
+def test_a_broken_rule_is_reported_with_a_trace_that_replays_to_it(rule):
+    old, new = RULE_VARIANTS[rule]
+    text = variant(old, new)
+    spec = parse_spec(text, "spec.md")
+    findings = [f for f in gapstate.check(spec).findings if f.kind == "rule" and f.rule == rule]
+    assert findings, labels(text)
+    for finding in findings:
+        trace = finding.to_dict()["trace"]
+        result = gapstate.replay(spec, trace)
+        assert result.error is not None
+        assert result.error.kind == "rule"
+        assert result.error.index == len(trace) - 1
+        assert rule in result.error.message
+        assert result.steps[-1]["row"] == finding.line
+    if rule != "write-off-clears-debt":  # that variant breaks the rule at every write-off row
+        assert any(f.line == line_of(text, new) for f in findings)
+
+
+def test_the_trace_is_the_shortest_that_breaks_the_rule():
+    # Sending while busy needs a gap, a busy interviewer and a release: three events.
+    text = variant(*RULE_VARIANTS["send-while-busy"])
+    [finding] = [f for f in check_text(text).findings if f.rule == "send-while-busy"]
+    assert [e["event"] for e in finding.trace] == ["loss_voiced", "busy_start", "floor_released"]
+
+
+def test_findings_come_in_line_order():
+    text = variant(*RULE_VARIANTS["send-while-busy"])
+    text = variant("CLEAR | busy_end | - | = | noop", "", text)
+    lines = [f.line for f in check_text(text).findings]
+    assert lines == sorted(lines)

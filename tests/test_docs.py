@@ -1,0 +1,45 @@
+"""docs/findings.md: every example diff produces the message the page shows."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from gapstate.cli import main
+
+from .support import ROOT, SPEC_TEXT
+
+PAGE = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
+EXAMPLES = re.findall(r"## `(\w+)`.*?```diff\n(.*?)```\n\n```text\n(.*?)```", PAGE, flags=re.S)
+
+
+def apply(diff: str) -> str:
+    removed = [line[1:] for line in diff.splitlines() if line.startswith("-")]
+    added = [line[1:] for line in diff.splitlines() if line.startswith("+")]
+    assert len(removed) == 1
+    lines = SPEC_TEXT.splitlines()
+    index = lines.index(removed[0])
+    return "\n".join(lines[:index] + added + lines[index + 1 :]) + "\n"
+
+
+def test_every_finding_kind_has_an_example():
+    assert sorted(kind for kind, _, _ in EXAMPLES) == sorted(
+        ["parse_error", "unknown_name", "bad_cap", "contradiction", "not_total", "ambiguous", "unreachable", "stale_allowance", "rule"]
+    )
+
+
+@pytest.mark.parametrize("kind, diff, shown", EXAMPLES, ids=[k for k, _, _ in EXAMPLES])
+def test_the_example_prints_what_the_page_shows(tmp_path, kind, diff, shown):
+    spec = tmp_path / "spec" / "gap-state.md"
+    spec.parent.mkdir()
+    spec.write_text(apply(diff), encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        result = CliRunner().invoke(main, ["check", "--spec", "spec/gap-state.md"])
+    assert result.exit_code == 1
+    output = result.stdout.splitlines()
+    for line in shown.splitlines():
+        assert line in output
+    assert shown.splitlines()[0].split(": ")[1] == kind

@@ -1,0 +1,74 @@
+"""The grammar and the block finder: syntax errors name the spec's own line and column."""
+
+from __future__ import annotations
+
+import pytest
+
+from gapstate.parser import KNOWN_MISTAKES, parse_text
+
+from .support import SPEC_TEXT, table
+
+KNOWN = [(rule, label, example) for rule, labels in KNOWN_MISTAKES.items() for label, examples in labels.items() for example in examples]
+
+
+@pytest.mark.parametrize("rule, label, example", KNOWN, ids=[e for _, _, e in KNOWN])
+def test_each_known_mistake_is_labelled(rule, label, example):
+    text = table(example) if rule == "line" else "```\n" + example + "\nCLEAR | busy_end | - | = | noop\n```\n"
+    [finding] = parse_text(text).findings
+    assert finding.kind == "parse_error"
+    assert finding.message.startswith(label)
+
+
+def test_an_unlabelled_error_still_says_what_was_expected_and_found():
+    [finding] = parse_text(table("CLEAR | a b | - | = | noop")).findings
+    assert finding.message == "expected '|', found 'b'"
+    assert finding.column == 11
+
+
+def test_columns_count_from_the_start_of_the_file_line_including_indentation():
+    [finding] = parse_text(table("    CLEAR | busy_end | - | = | noop extra")).findings
+    assert finding.column == len("    CLEAR | busy_end | - | = | noop ") + 1
+
+
+def test_a_cap_keyword_needs_a_word_boundary():
+    [finding] = parse_text(table("@capx session_requests 3")).findings
+    assert finding.column == 1
+
+
+def test_comments_and_blank_lines_are_skipped():
+    parsed = parse_text(table("", "# a comment | with a bar", "   ", "* | busy_start | - | = | noop"))
+    assert parsed.findings == ()
+    assert [str(r) for r in parsed.table.rows] == ["* | busy_start | - | = | noop"]
+
+
+def test_whitespace_around_bars_and_commas_is_free():
+    parsed = parse_text(table("OPEN|floor_released|  !busy ,budget_left,attempts_left|SENDING|send_request ,  noop"))
+    [row] = parsed.table.rows
+    assert (row.state, row.event, row.next, row.actions) == ("OPEN", "floor_released", "SENDING", ("send_request", "noop"))
+    assert [str(lit) for lit in row.guards] == ["!busy", "budget_left", "attempts_left"]
+
+
+def test_rows_keep_their_spec_lines():
+    parsed = parse_text(SPEC_TEXT)
+    lines = SPEC_TEXT.splitlines()
+    assert len(parsed.table.rows) == 67
+    for row in parsed.table.rows:
+        assert lines[row.line - 1].startswith(row.state)
+
+
+def test_the_seed_caps_and_allowances_are_read():
+    parsed = parse_text(SPEC_TEXT)
+    assert parsed.table.cap_limits() == {"session_requests": 3, "episode_attempts": 2}
+    assert len(parsed.table.allowances) == 3
+    assert parsed.table.initial == "CLEAR"
+    assert parsed.table.states == ("CLEAR", "OPEN", "DUE", "SENDING", "REQUESTED")
+
+
+def test_an_unclosed_fence_runs_to_the_end_of_the_file():
+    parsed = parse_text("```\n# state | event | guards | next | actions\n* | busy_start | - | = | noop\n")
+    assert parsed.findings == ()
+
+
+def test_a_header_only_table_has_no_rows():
+    [finding] = parse_text("```\n# state | event | guards | next | actions\n```\n").findings
+    assert (finding.line, finding.message) == (2, "the table has no rows")
