@@ -1,32 +1,56 @@
 """The catalogue of what `gapstate check` can find wrong with a table.
 
-One small frozen record per kind, each carrying its spec line (and column)
-and building its own message, so the proof only appends records and only the
-CLI decides how to show them. `kind` is the stable name used in JSON output
-and in tests; it is never reused for something else.
+One small class per kind, as in pyflakes' messages: each record carries its
+spec line and column and builds its own message, so the proof only appends
+records and only the CLI decides how to show them. `kind` is the stable
+name used in JSON output and in tests; it is never reused for something
+else. Plain classes rather than dataclasses: they cost nothing to define,
+and this module is on the path of every `gapstate check`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 
-@dataclass(frozen=True)
+def _valuation_text(valuation: tuple[tuple[str, bool], ...]) -> str:
+    shown = ", ".join(f"{g}={'true' if v else 'false'}" for g, v in valuation)
+    return f" when {shown}" if shown else ""
+
+
 class Finding:
-    """A defect of the spec at one line; subclasses say which kind."""
+    """A defect of the spec at one line; subclasses say which kind.
 
-    kind: ClassVar[str] = "finding"
-    line: int
-    column: int
+    Kind-specific data are keyword arguments, readable as attributes
+    (`finding.state`); those named in `exported` also go into the JSON form.
+    """
+
+    kind = "finding"
+    exported: tuple[str, ...] = ()
+    __slots__ = ("line", "column", "data")
+
+    def __init__(self, line: int, column: int = 1, **data: Any):
+        self.line = line
+        self.column = column
+        self.data = data
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.data[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
     @property
     def message(self) -> str:
-        raise NotImplementedError
+        return self.data["text"]
 
-    def extra(self) -> dict[str, Any]:
-        """Kind-specific fields of the JSON form, beyond kind/line/column/message."""
-        return {}
+    def export(self, name: str) -> Any:
+        value = self.data[name]
+        if name == "valuation":
+            return dict(value)
+        if isinstance(value, tuple):
+            return [dict(v) if isinstance(v, dict) else v for v in value]
+        return value
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -35,64 +59,57 @@ class Finding:
             "column": self.column,
             "message": self.message,
         }
-        out.update(self.extra())
+        out.update((name, self.export(name)) for name in self.exported)
         return out
 
     def __getitem__(self, key: str) -> Any:
         return self.to_dict()[key]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Finding) and self.to_dict() == other.to_dict()
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.line, self.column, self.message))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(line={self.line}, column={self.column}, message={self.message!r})"
 
     @property
     def sort_key(self) -> tuple:
         return (self.line, self.column, KINDS.index(self.kind), self.message)
 
 
-@dataclass(frozen=True)
 class ParseError(Finding):
     """The spec's text is not a table: no block, two blocks, or a bad line."""
 
-    kind: ClassVar[str] = "parse_error"
-    text: str = ""
-
-    @property
-    def message(self) -> str:
-        return self.text
+    kind = "parse_error"
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
 class UnknownName(Finding):
-    """A row or next state names an event, guard, action or state nobody defines."""
+    """A row names an event, guard, action or next state nobody defines."""
 
-    kind: ClassVar[str] = "unknown_name"
-    role: str = ""
-    name: str = ""
-    known: tuple[str, ...] = ()
+    kind = "unknown_name"
+    exported = ("name", "role")
+    __slots__ = ()
 
     @property
     def message(self) -> str:
         return f"unknown {self.role} '{self.name}'; expected one of: {', '.join(self.known)}"
 
-    def extra(self) -> dict[str, Any]:
-        return {"name": self.name, "role": self.role}
 
-
-@dataclass(frozen=True)
 class BadCap(Finding):
     """A `@cap` line the vocabulary cannot use, or a counter left without a cap."""
 
-    kind: ClassVar[str] = "bad_cap"
-    text: str = ""
-
-    @property
-    def message(self) -> str:
-        return self.text
+    kind = "bad_cap"
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
 class Contradiction(Finding):
     """A row whose guards require a guard to be both true and false."""
 
-    kind: ClassVar[str] = "contradiction"
-    guard: str = ""
+    kind = "contradiction"
+    __slots__ = ()
 
     @property
     def message(self) -> str:
@@ -102,63 +119,42 @@ class Contradiction(Finding):
         )
 
 
-@dataclass(frozen=True)
 class NotTotal(Finding):
     """Some guard valuation of a (state, event) pair is matched by no row."""
 
-    kind: ClassVar[str] = "not_total"
-    state: str = ""
-    event: str = ""
-    valuation: tuple[tuple[str, bool], ...] = ()
-    suggestion: str = ""
+    kind = "not_total"
+    exported = ("state", "event", "valuation")
+    __slots__ = ()
 
     @property
     def message(self) -> str:
-        shown = ", ".join(f"{g}={'true' if v else 'false'}" for g, v in self.valuation)
-        where = f" when {shown}" if shown else ""
         return (
-            f"no row covers {self.state} | {self.event}{where}; "
+            f"no row covers {self.state} | {self.event}{_valuation_text(self.valuation)}; "
             f"add a row such as `{self.suggestion}`"
         )
 
-    def extra(self) -> dict[str, Any]:
-        return {"state": self.state, "event": self.event, "valuation": dict(self.valuation)}
 
-
-@dataclass(frozen=True)
 class Ambiguous(Finding):
     """Two rows match the same (state, event, guard valuation)."""
 
-    kind: ClassVar[str] = "ambiguous"
-    rows: tuple[int, int] = (0, 0)
-    state: str = ""
-    event: str = ""
-    valuation: tuple[tuple[str, bool], ...] = ()
+    kind = "ambiguous"
+    exported = ("rows", "state", "event", "valuation")
+    __slots__ = ()
 
     @property
     def message(self) -> str:
-        shown = ", ".join(f"{g}={'true' if v else 'false'}" for g, v in self.valuation)
-        where = f" when {shown}" if shown else ""
+        first, second = self.rows
         return (
-            f"rows at lines {self.rows[0]} and {self.rows[1]} both match "
-            f"{self.state} | {self.event}{where}"
+            f"rows at lines {first} and {second} both match "
+            f"{self.state} | {self.event}{_valuation_text(self.valuation)}"
         )
 
-    def extra(self) -> dict[str, Any]:
-        return {
-            "rows": list(self.rows),
-            "state": self.state,
-            "event": self.event,
-            "valuation": dict(self.valuation),
-        }
 
-
-@dataclass(frozen=True)
 class Unreachable(Finding):
     """A row that no reachable configuration fires and no `@unreachable` allows."""
 
-    kind: ClassVar[str] = "unreachable"
-    row: str = ""
+    kind = "unreachable"
+    __slots__ = ()
 
     @property
     def message(self) -> str:
@@ -168,36 +164,27 @@ class Unreachable(Finding):
         )
 
 
-@dataclass(frozen=True)
 class StaleAllowance(Finding):
     """An `@unreachable` line that allows a row which fires, or no row at all."""
 
-    kind: ClassVar[str] = "stale_allowance"
-    text: str = ""
-
-    @property
-    def message(self) -> str:
-        return self.text
+    kind = "stale_allowance"
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
 class RuleBroken(Finding):
-    """A reachable transition breaks one of the seed's rules; `trace` replays it."""
+    """A reachable step breaks one of the seed's rules; `trace` replays it."""
 
-    kind: ClassVar[str] = "rule"
-    rule: str = ""
-    description: str = ""
-    trace: tuple[dict[str, Any], ...] = field(default=())
+    kind = "rule"
+    exported = ("rule", "trace")
+    __slots__ = ()
 
     @property
     def message(self) -> str:
+        count = len(self.trace)
         return (
             f"{self.rule}: {self.description} "
-            f"(shortest trace: {len(self.trace)} event{'s' if len(self.trace) != 1 else ''})"
+            f"(shortest trace: {count} event{'s' if count != 1 else ''})"
         )
-
-    def extra(self) -> dict[str, Any]:
-        return {"rule": self.rule, "trace": [dict(e) for e in self.trace]}
 
 
 CATALOGUE: tuple[type[Finding], ...] = (

@@ -14,7 +14,7 @@ from __future__ import annotations
 from itertools import product
 from typing import NamedTuple
 
-from .semantics import ACTIONS, CHOICE_OF, COMMITS, EVENTS, GUARDS, RULES, Config, Transition
+from .semantics import ACTIONS, CHOICE_OF, COMMITS, EVENTS, GUARDS, RULES, Config, Rule, Transition
 from .table import Row, Table
 
 OK = "ok"
@@ -35,6 +35,28 @@ class Outcome(NamedTuple):
     commits: bool  # an action stamped the commit time
 
 
+class Compiled(NamedTuple):
+    """A row prepared for stepping: its actions' effects as ordered field updates."""
+
+    row: Row
+    named: tuple[str, ...]  # the guards it names, in vocabulary order
+    effects: tuple[tuple[int, bool, object], ...]  # (field index, is an addition, delta or value)
+    commits: bool
+    rules: tuple[Rule, ...]  # the rules this row's event and actions could break
+
+
+_FIELD = {name: i for i, name in enumerate(Config._fields)}
+_STATE = _FIELD["state"]
+
+
+def _pairs(values: dict[str, object]) -> tuple[tuple[int, object], ...]:
+    return tuple((_FIELD[name], value) for name, value in values.items())
+
+
+_EVENT_SETS = {name: _pairs(event.sets) for name, event in EVENTS.items()}
+_EVENT_THEN = {name: _pairs(event.then) for name, event in EVENTS.items()}
+
+
 class Machine:
     """A table compiled for stepping. The table must name only known things."""
 
@@ -43,10 +65,12 @@ class Machine:
         self.caps = table.cap_limits()
         self.initial_state = table.initial
         self.initial = Config(state=table.initial)
-        self._lookup: dict[tuple[str, str], tuple[tuple[str, ...], dict[tuple[bool, ...], Row]]] = {}
+        self._lookup: dict[tuple[str, str], tuple[tuple[str, ...], dict[tuple[bool, ...], Compiled]]] = {}
+        compiled = {row.line: _compile(row) for row in table.rows}
         for state in table.states:
             for event in EVENTS:
-                self._lookup[(state, event)] = compile_pair(table, state, event)
+                names, rows = compile_pair(table, state, event)
+                self._lookup[(state, event)] = (names, {k: compiled[r.line] for k, r in rows.items()})
         self._memo: dict[tuple[Config, str, bool], Outcome] = {}
 
     def choices(self, config: Config, event: str) -> tuple[bool, ...]:
@@ -69,37 +93,46 @@ class Machine:
     def _step(self, before: Config, event: str, choice: bool) -> Outcome:
         if before.ended:
             return Outcome(ENDED, before, None, (), (), (), False)
-        spec = EVENTS[event]
-        mid = before._replace(**spec.sets) if spec.sets else before
+        fields = list(before)
+        sets = _EVENT_SETS[event]
+        for index, value in sets:
+            fields[index] = value
+        mid = Config._make(fields) if sets else before
         chosen = CHOICE_OF.get(event)
+        caps = self.caps
         values = {
-            name: (choice if name == chosen else False)
-            if guard.event is not None
-            else guard.derive(mid, self.caps)
+            name: (choice if name == chosen else False) if guard.derive is None else guard.derive(mid, caps)
             for name, guard in GUARDS.items()
         }
         names, rows = self._lookup[(mid.state, event)]
-        row = rows.get(tuple(values[n] for n in names))
-        if row is None:
+        compiled = rows.get(tuple([values[n] for n in names]))
+        if compiled is None:
             return Outcome(UNMATCHED, before, None, (), (), (), False)
-        named = tuple((n, values[n]) for n in sorted({lit.guard for lit in row.guards}, key=_guard_order))
+        row = compiled.row
+        named = tuple([(n, values[n]) for n in compiled.named])
         if row.invalid:
             return Outcome(INVALID, before, row, named, row.actions, (), False)
-        fields = mid._asdict()
-        fields.update(spec.then)
-        for name in row.actions:
-            action = ACTIONS[name]
-            for counter, delta in action.add.items():
-                fields[counter] += delta
-            fields.update(action.sets)
-        fields["state"] = row.target(mid.state)
-        after = Config(**fields)
-        transition = Transition(
-            before, mid, after, event, values, row.actions, self.initial_state, self.caps
-        )
-        broken = tuple(rule.id for rule in RULES if rule.broken(transition))
-        commits = bool(COMMITS.intersection(row.actions))
-        return Outcome(OK, after, row, named, row.actions, broken, commits)
+        for index, value in _EVENT_THEN[event]:
+            fields[index] = value
+        for index, add, value in compiled.effects:
+            fields[index] = fields[index] + value if add else value
+        fields[_STATE] = row.target(mid.state)
+        after = Config._make(fields)
+        transition = Transition(before, mid, after, event, values, row.actions, self.initial_state, caps)
+        broken = tuple([rule.id for rule in compiled.rules if rule.broken(transition)])
+        return Outcome(OK, after, row, named, row.actions, broken, compiled.commits)
+
+
+def _compile(row: Row) -> Compiled:
+    """The row's actions as field updates, in the order the row lists them."""
+    effects: list[tuple[int, bool, object]] = []
+    for name in row.actions:
+        action = ACTIONS[name]
+        effects.extend((_FIELD[counter], True, delta) for counter, delta in action.add.items())
+        effects.extend((index, False, value) for index, value in _pairs(action.sets))
+    named = tuple(sorted({lit.guard for lit in row.guards}, key=_guard_order))
+    rules = tuple(rule for rule in RULES if rule.concerns(row.event, row.actions))
+    return Compiled(row, named, tuple(effects), bool(COMMITS.intersection(row.actions)), rules)
 
 
 _GUARD_INDEX = {name: i for i, name in enumerate(GUARDS)}

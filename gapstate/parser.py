@@ -9,9 +9,9 @@ spec's own line and column.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from lark import Lark, Token, Tree, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
@@ -78,8 +78,7 @@ _WORDS = {
 }
 
 
-@dataclass(frozen=True)
-class Parsed:
+class Parsed(NamedTuple):
     """What the text gave: a table when its syntax holds, and the syntax findings."""
 
     table: Table | None
@@ -194,7 +193,7 @@ def _parse_block(start: int, header_line: int, content: list[str]) -> Parsed:
             None,
             (ParseError(line=header_line, column=1, text="the table has no rows"),),
         )
-    return Parsed(Table(header_line, tuple(rows), tuple(caps), tuple(allowances)), ())
+    return Parsed(Table.build(header_line, tuple(rows), tuple(caps), tuple(allowances)), ())
 
 
 def _word(tree: Tree) -> Token:

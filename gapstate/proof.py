@@ -11,9 +11,9 @@ the only module that imports networkx.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import combinations, product
-from typing import Any
+from typing import Any, NamedTuple
 
 import networkx as nx
 
@@ -51,15 +51,14 @@ class CheckResult:
         return self.to_dict()[key]
 
 
-@dataclass
-class Exploration:
+class Exploration(NamedTuple):
     """The reachable configurations and what fired between them."""
 
     graph: nx.DiGraph
     initial: Config
-    fired: set[int] = field(default_factory=set)  # lines of rows that fired
+    fired: set[int]  # lines of rows that fired
     # (rule id, row line) -> (source configuration, event, choice) of its shallowest edge
-    broken: dict[tuple[str, int], tuple[Config, str, bool]] = field(default_factory=dict)
+    broken: dict[tuple[str, int], tuple[Config, str, bool]]
 
     def trace_to(self, config: Config, last: tuple[str, bool] | None = None) -> list[dict[str, Any]]:
         """The shortest replayable event trace reaching `config`, then `last`."""

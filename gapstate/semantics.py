@@ -13,8 +13,10 @@ wherever the history could make them true.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable, NamedTuple
+from types import MappingProxyType
+from typing import Callable, Mapping, NamedTuple
+
+_NONE: Mapping = MappingProxyType({})
 
 
 class Config(NamedTuple):
@@ -36,8 +38,7 @@ class Config(NamedTuple):
 COUNTERS: tuple[str, ...] = ("session_requests", "episode_attempts")
 
 
-@dataclass(frozen=True)
-class Event:
+class Event(NamedTuple):
     """What an event does to the configuration around the guards.
 
     `sets` is applied before the guards are read (the flags the event itself
@@ -45,8 +46,8 @@ class Event:
     (what the event's arrival settles, such as a send's result).
     """
 
-    sets: dict[str, object] = field(default_factory=dict)
-    then: dict[str, object] = field(default_factory=dict)
+    sets: Mapping[str, object] = _NONE
+    then: Mapping[str, object] = _NONE
 
 
 EVENTS: dict[str, Event] = {
@@ -67,8 +68,7 @@ EVENTS: dict[str, Event] = {
 }
 
 
-@dataclass(frozen=True)
-class Guard:
+class Guard(NamedTuple):
     """How a guard gets its value.
 
     A derived guard is a function of the configuration (after the event's
@@ -118,12 +118,11 @@ GUARDS: dict[str, Guard] = {
 CHOICE_OF: dict[str, str] = {g.event: name for name, g in GUARDS.items() if g.event}
 
 
-@dataclass(frozen=True)
-class Action:
+class Action(NamedTuple):
     """What an action does; an action with no effect is a label the replay records."""
 
-    add: dict[str, int] = field(default_factory=dict)
-    sets: dict[str, object] = field(default_factory=dict)
+    add: Mapping[str, int] = _NONE
+    sets: Mapping[str, object] = _NONE
     commits: bool = False  # stamps the commit time, for post_send
     ends_gap: bool = False  # names how a gap ended
     write_off: bool = False  # ends the gap without settling the debt
@@ -172,13 +171,22 @@ class Transition(NamedTuple):
     caps: dict[str, int]
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """A rule of the seed's prose that every reachable step must keep."""
 
     id: str
     description: str
     broken: Callable[[Transition], bool]
+    # The actions or events without which the rule cannot break; empty means
+    # any step. Lets the machine skip rules that cannot apply to a row.
+    on: frozenset[str] = frozenset()
+
+    def concerns(self, event: str, actions: tuple[str, ...]) -> bool:
+        return not self.on or event in self.on or not self.on.isdisjoint(actions)
+
+
+COUNTING = frozenset(name for name, a in ACTIONS.items() if a.add)
+SEND = frozenset({"send_request"})
 
 
 def _leaves_gap(t: Transition) -> bool:
@@ -190,43 +198,51 @@ RULES: tuple[Rule, ...] = (
         "cap-exceeded",
         "a counter goes past its @cap",
         lambda t: any(getattr(t.after, c) > t.caps[c] for c in COUNTERS),
+        COUNTING,
     ),
     Rule(
         "send-while-busy",
         "sends a request while the interviewer is busy",
         lambda t: "send_request" in t.actions and t.guards["busy"],
+        SEND,
     ),
     Rule(
         "send-while-candidate-active",
         "sends a request while the candidate holds the floor",
         lambda t: "send_request" in t.actions and t.guards["candidate_active"],
+        SEND,
     ),
     Rule(
         "send-without-budget",
         "sends a request with no session budget left",
         lambda t: "send_request" in t.actions and not t.guards["budget_left"],
+        SEND,
     ),
     Rule(
         "send-without-attempts",
         "sends a request with no attempt left in the episode",
         lambda t: "send_request" in t.actions and not t.guards["attempts_left"],
+        SEND,
     ),
     Rule(
         "second-send-in-flight",
         "starts a send while another is in flight",
         lambda t: "send_request" in t.actions and t.mid.in_flight,
+        SEND,
     ),
     Rule(
         "commit-without-send-result",
         "commits a request other than on the result (send_ok) of a send in flight",
         lambda t: bool(COMMITS.intersection(t.actions))
         and not (t.event == "send_ok" and t.before.in_flight),
+        COMMITS,
     ),
     Rule(
         "settle-without-evidence",
         "settles without a standing committed request and post_send evidence",
         lambda t: "settle" in t.actions
         and not (t.event == "evidence_turn" and t.guards["post_send"] and t.before.standing),
+        frozenset({"settle"}),
     ),
     Rule(
         "exit-unnamed",
@@ -238,20 +254,24 @@ RULES: tuple[Rule, ...] = (
         "ending-outside-exit",
         "names how a gap ended on a step that does not leave a gap",
         lambda t: bool(ENDINGS.intersection(t.actions)) and not _leaves_gap(t),
+        ENDINGS,
     ),
     Rule(
         "write-off-clears-debt",
         "writes the gap off but leaves no reply owed",
         lambda t: bool(WRITE_OFFS.intersection(t.actions)) and not t.after.debt_owed,
+        WRITE_OFFS,
     ),
     Rule(
         "dup-changes-state",
         "a repeated (dup) loss notice changes the configuration",
         lambda t: t.event == "loss_voiced" and t.guards["dup"] and t.after != t.before,
+        frozenset({"loss_voiced"}),
     ),
     Rule(
         "session-end-not-clear",
         "session_end does not lead to the initial state",
         lambda t: t.event == "session_end" and t.after.state != t.initial,
+        frozenset({"session_end"}),
     ),
 )

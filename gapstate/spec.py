@@ -7,9 +7,9 @@ only a file that cannot be read at all raises.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import NamedTuple
 
 from .errors import GapstateError
 from .findings import BadCap, Contradiction, Finding, UnknownName
@@ -22,8 +22,7 @@ BUNDLED = "gap-state.md"
 BLOCKING = frozenset({"parse_error", "unknown_name", "bad_cap"})
 
 
-@dataclass(frozen=True)
-class Spec:
+class Spec(NamedTuple):
     """A parsed spec: where it came from, its table if it has one, and what is wrong."""
 
     path: str

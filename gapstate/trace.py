@@ -3,29 +3,40 @@
 msgspec decodes each line straight into a typed struct that forbids unknown
 fields, so type errors come out with the field's name and the whole check
 costs about a tenth of `json.loads` plus hand validation (see bench/). The
-reader yields events as it goes and never holds the file.
+reader yields events as it goes and never holds the file. msgspec is
+imported only when a trace is read: `check` writes traces but reads none.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple
-
-import msgspec
 
 from .errors import GapstateError
 from .semantics import EVENTS
 
-_Ms = Annotated[int, msgspec.Meta(ge=0)]
 
+@lru_cache(maxsize=1)
+def _schema() -> tuple[Any, Any, Any]:
+    """The struct one line decodes into, its decoder, and msgspec's UNSET."""
+    import msgspec
 
-class _Line(msgspec.Struct, forbid_unknown_fields=True):
-    event: str
-    t: _Ms | msgspec.UnsetType = msgspec.UNSET
-    id: Annotated[str, msgspec.Meta(min_length=1)] | msgspec.UnsetType = msgspec.UNSET
-    speech_start: _Ms | msgspec.UnsetType = msgspec.UNSET
+    unset, maybe = msgspec.UNSET, msgspec.UnsetType
+    ms = Annotated[int, msgspec.Meta(ge=0)]
+    line = msgspec.defstruct(
+        "Line",
+        [
+            ("event", str),
+            ("t", ms | maybe, unset),
+            ("id", Annotated[str, msgspec.Meta(min_length=1)] | maybe, unset),
+            ("speech_start", ms | maybe, unset),
+        ],
+        forbid_unknown_fields=True,
+    )
+    return line, msgspec.json.Decoder(line), unset
 
 
 class TraceEvent(NamedTuple):
@@ -46,18 +57,19 @@ class TraceEvent(NamedTuple):
         return out
 
 
-_DECODER = msgspec.json.Decoder(_Line)
 _BYTE = re.compile(r"\(byte (\d+)\)")
 _PATH = re.compile(r" - at `\$\.?(\w*)`")
 _KNOWN = ", ".join(EVENTS)
 
 
-def _fail(source: str, line: int, message: str, column: int | None = None) -> GapstateError:
+def _fail(source: str, line: int | None, message: str, column: int | None = None) -> GapstateError:
     return GapstateError(message, file=source, line=line, column=column)
 
 
-def _explain(error: msgspec.MsgspecError) -> tuple[str, int | None]:
+def _explain(error: Exception) -> tuple[str, int | None]:
     """msgspec's message in the trace's words, and a column when it gives a byte."""
+    import msgspec
+
     text = str(error)
     column = None
     match = _BYTE.search(text)
@@ -79,17 +91,19 @@ class _Checker:
     def __init__(self, source: str):
         self.source = source
         self.t = 0
+        self.unset = _schema()[2]
 
-    def accept(self, raw: _Line, line: int) -> TraceEvent:
+    def accept(self, raw: Any, line: int) -> TraceEvent:
         name = raw.event
         if name not in EVENTS:
             raise _fail(self.source, line, f"unknown event '{name}'; expected one of: {_KNOWN}")
-        t = self.t if raw.t is msgspec.UNSET else raw.t
+        unset = self.unset
+        t = self.t if raw.t is unset else raw.t
         if t < self.t:
             raise _fail(self.source, line, f"'t' goes back in time: {t} after {self.t}")
         self.t = t
-        ident = None if raw.id is msgspec.UNSET else raw.id
-        speech = None if raw.speech_start is msgspec.UNSET else raw.speech_start
+        ident = None if raw.id is unset else raw.id
+        speech = None if raw.speech_start is unset else raw.speech_start
         if name == "loss_voiced" and ident is None:
             raise _fail(self.source, line, "loss_voiced needs an 'id' (the interval id)")
         if name == "evidence_turn" and speech is None:
@@ -104,13 +118,15 @@ def read_trace(path: str | Path) -> Iterator[TraceEvent]:
     try:
         handle = open(path, "rb")
     except FileNotFoundError:
-        raise _fail(source, None, "no such file") from None  # type: ignore[arg-type]
+        raise _fail(source, None, "no such file") from None
     except IsADirectoryError:
-        raise _fail(source, None, "is a directory, not a file") from None  # type: ignore[arg-type]
+        raise _fail(source, None, "is a directory, not a file") from None
     except OSError as error:
-        raise _fail(source, None, f"cannot read: {error.strerror}") from None  # type: ignore[arg-type]
+        raise _fail(source, None, f"cannot read: {error.strerror}") from None
+    import msgspec
+
+    decode = _schema()[1].decode
     with handle:
-        decode = _DECODER.decode
         for number, data in enumerate(handle, start=1):
             if data.isspace() or not data:
                 continue
@@ -124,10 +140,13 @@ def read_trace(path: str | Path) -> Iterator[TraceEvent]:
 
 def from_dicts(events: Iterable[Any], source: str = "<events>") -> Iterator[TraceEvent]:
     """The same checks for events given as dicts (the Python API); 'line' is the position + 1."""
+    import msgspec
+
     checker = _Checker(source)
+    line_type = _schema()[0]
     for number, item in enumerate(events, start=1):
         try:
-            raw = msgspec.convert(item, _Line)
+            raw = msgspec.convert(item, line_type)
         except msgspec.MsgspecError as error:
             message, _ = _explain(error)
             raise _fail(source, number, message) from None
