@@ -16,7 +16,6 @@ from .errors import GapstateError
 from .machine import ENDED, INVALID, OK, Machine, Outcome
 from .semantics import COUNTERS, RULES, Config
 from .spec import Spec
-from .trace import TraceEvent
 
 _DESCRIPTIONS = {rule.id: rule.description for rule in RULES}
 
@@ -84,12 +83,13 @@ def step_dict(index: int, event: str, before: Config, outcome: Outcome) -> dict[
     }
 
 
-def replay(spec: Spec, events: Iterable[TraceEvent], keep_steps: bool = True) -> ReplayResult:
-    """Run the events through the table until the first error.
+def replay(spec: Spec, events: Iterable[Any], keep_steps: bool = True) -> ReplayResult:
+    """Run checked events (see `trace.Events`) through the table until the first error.
 
     After an error the remaining events are still read, so that a malformed
     line anywhere in the trace is reported (as GapstateError) rather than
-    silently skipped.
+    silently skipped. An error's `line` is the events' `line` when they have
+    one (a trace file), else the position + 1.
     """
     if not spec.steppable:
         first = next(f for f in spec.findings if f.kind in ("parse_error", "unknown_name", "bad_cap"))
@@ -124,7 +124,7 @@ def replay(spec: Spec, events: Iterable[TraceEvent], keep_steps: bool = True) ->
             choice = False
         outcome = step(config, name, choice)
         if outcome.status != OK:
-            error = _refusal(index, item, config, outcome)
+            error = _refusal(index, name, getattr(events, "line", index + 1), config, outcome)
             break
         if steps is not None:
             steps.append(step_dict(index, name, config, outcome))
@@ -136,7 +136,8 @@ def replay(spec: Spec, events: Iterable[TraceEvent], keep_steps: bool = True) ->
         config = outcome.config
         if outcome.broken:
             broken = "; ".join(f"{rid}: {_DESCRIPTIONS[rid]}" for rid in outcome.broken)
-            error = ReplayError(index, "rule", f"row at line {outcome.row.line} breaks {broken}", item.line)
+            line = getattr(events, "line", index + 1)
+            error = ReplayError(index, "rule", f"row at line {outcome.row.line} breaks {broken}", line)
             break
     total = index + 1
     for total, _ in enumerate(iterator, start=total + 1):  # validate the rest
@@ -144,19 +145,19 @@ def replay(spec: Spec, events: Iterable[TraceEvent], keep_steps: bool = True) ->
     return ReplayResult(tuple(steps) if steps is not None else None, config, error, total)
 
 
-def _refusal(index: int, item: TraceEvent, config: Config, outcome: Outcome) -> ReplayError:
+def _refusal(index: int, event: str, line: int, config: Config, outcome: Outcome) -> ReplayError:
     if outcome.status == ENDED:
-        return ReplayError(index, "after_session_end", f"{item.event} after session_end: nothing follows the end of the session", item.line)
+        return ReplayError(index, "after_session_end", f"{event} after session_end: nothing follows the end of the session", line)
     if outcome.status == INVALID:
         return ReplayError(
             index,
             "invalid_event",
-            f"{item.event} cannot occur in {config.state} (row at line {outcome.row.line} marks it invalid)",
-            item.line,
+            f"{event} cannot occur in {config.state} (row at line {outcome.row.line} marks it invalid)",
+            line,
         )
     return ReplayError(
         index,
         "invalid_event",
-        f"no row matches {item.event} in {config.state}: the table is not total here (run `gapstate check`)",
-        item.line,
+        f"no row matches {event} in {config.state}: the table is not total here (run `gapstate check`)",
+        line,
     )

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, Any
 
 from .errors import GapstateError
 from .semantics import EVENTS
@@ -37,24 +37,6 @@ def _schema() -> tuple[Any, Any, Any]:
         forbid_unknown_fields=True,
     )
     return line, msgspec.json.Decoder(line), unset
-
-
-class TraceEvent(NamedTuple):
-    """One event with its time filled in; `id` and `speech_start` are None when absent."""
-
-    event: str
-    t: int
-    id: str | None
-    speech_start: int | None
-    line: int  # where it stood in the trace file (1-based), or its position + 1
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"event": self.event, "t": self.t}
-        if self.id is not None:
-            out["id"] = self.id
-        if self.speech_start is not None:
-            out["speech_start"] = self.speech_start
-        return out
 
 
 _BYTE = re.compile(r"\(byte (\d+)\)")
@@ -85,36 +67,71 @@ def _explain(error: Exception) -> tuple[str, int | None]:
     return text, column
 
 
-class _Checker:
-    """The checks that need the previous event: times in order, required payloads."""
+def _check(raw: Any, last: int, unset: Any) -> str | None:
+    """What is wrong with a decoded line, given the previous event's time; fills in `t`."""
+    name = raw.event
+    if name not in EVENTS:
+        return f"unknown event '{name}'; expected one of: {_KNOWN}"
+    t = raw.t
+    if t is unset:
+        raw.t = last
+    elif t < last:
+        return f"'t' goes back in time: {t} after {last}"
+    if name == "loss_voiced" and raw.id is unset:
+        return "loss_voiced needs an 'id' (the interval id)"
+    if name == "evidence_turn" and raw.speech_start is unset:
+        return "evidence_turn needs a 'speech_start' (integer ms)"
+    return None
 
-    def __init__(self, source: str):
+
+class Events:
+    """Checked events, one at a time, with `line`: where the last one yielded stood.
+
+    Each event has `event`, `t` (filled in when absent), `id` and
+    `speech_start`; the last two are msgspec's UNSET when absent. A bad line
+    raises GapstateError naming the source and line.
+    """
+
+    def __init__(self, source: str, lines: Iterable[Any], decode: Any):
         self.source = source
-        self.t = 0
-        self.unset = _schema()[2]
+        self.line = 0
+        self._lines = lines
+        self._decode = decode
 
-    def accept(self, raw: Any, line: int) -> TraceEvent:
-        name = raw.event
-        if name not in EVENTS:
-            raise _fail(self.source, line, f"unknown event '{name}'; expected one of: {_KNOWN}")
-        unset = self.unset
-        t = self.t if raw.t is unset else raw.t
-        if t < self.t:
-            raise _fail(self.source, line, f"'t' goes back in time: {t} after {self.t}")
-        self.t = t
-        ident = None if raw.id is unset else raw.id
-        speech = None if raw.speech_start is unset else raw.speech_start
-        if name == "loss_voiced" and ident is None:
-            raise _fail(self.source, line, "loss_voiced needs an 'id' (the interval id)")
-        if name == "evidence_turn" and speech is None:
-            raise _fail(self.source, line, "evidence_turn needs a 'speech_start' (integer ms)")
-        return TraceEvent(name, t, ident, speech, line)
+    def __iter__(self) -> Iterator[Any]:
+        import msgspec
+
+        source, decode, unset = self.source, self._decode, _schema()[2]
+        failure = msgspec.MsgspecError
+        last = 0
+        for number, data in enumerate(self._lines, start=1):
+            if data is _BLANK:
+                continue
+            try:
+                raw = decode(data)
+            except failure as error:
+                message, column = _explain(error)
+                raise _fail(source, number, message, column) from None
+            problem = _check(raw, last, unset)
+            if problem is not None:
+                raise _fail(source, number, problem)
+            last = raw.t
+            self.line = number
+            yield raw
 
 
-def read_trace(path: str | Path) -> Iterator[TraceEvent]:
-    """Events of a JSON Lines file, one line at a time; GapstateError names the bad line."""
+_BLANK = object()
+
+
+def _file_lines(handle: Any) -> Iterator[Any]:
+    with handle:
+        for data in handle:
+            yield _BLANK if data.isspace() else data
+
+
+def read_trace(path: str | Path) -> Events:
+    """The events of a JSON Lines file, read a line at a time as they are consumed."""
     source = str(path)
-    checker = _Checker(source)
     try:
         handle = open(path, "rb")
     except FileNotFoundError:
@@ -123,34 +140,15 @@ def read_trace(path: str | Path) -> Iterator[TraceEvent]:
         raise _fail(source, None, "is a directory, not a file") from None
     except OSError as error:
         raise _fail(source, None, f"cannot read: {error.strerror}") from None
+    return Events(source, _file_lines(handle), _schema()[1].decode)
+
+
+def from_dicts(events: Iterable[Any], source: str = "<events>") -> Events:
+    """The same checks for events given as dicts (the Python API); `line` is the position + 1."""
     import msgspec
 
-    decode = _schema()[1].decode
-    with handle:
-        for number, data in enumerate(handle, start=1):
-            if data.isspace() or not data:
-                continue
-            try:
-                raw = decode(data)
-            except msgspec.MsgspecError as error:
-                message, column = _explain(error)
-                raise _fail(source, number, message, column) from None
-            yield checker.accept(raw, number)
-
-
-def from_dicts(events: Iterable[Any], source: str = "<events>") -> Iterator[TraceEvent]:
-    """The same checks for events given as dicts (the Python API); 'line' is the position + 1."""
-    import msgspec
-
-    checker = _Checker(source)
     line_type = _schema()[0]
-    for number, item in enumerate(events, start=1):
-        try:
-            raw = msgspec.convert(item, line_type)
-        except msgspec.MsgspecError as error:
-            message, _ = _explain(error)
-            raise _fail(source, number, message) from None
-        yield checker.accept(raw, number)
+    return Events(source, events, lambda item: msgspec.convert(item, line_type))
 
 
 def concretize(steps: Iterable[tuple[str, bool]]) -> list[dict[str, Any]]:
