@@ -101,5 +101,52 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> N
     sys.exit(0 if result.ok else 1)
 
 
+@main.command()
+@click.argument("report_path", metavar="REPORT")
+@FORMAT
+def classify(report_path: str, fmt: str) -> None:
+    """Judge a continuity-experiment report (JSON) by the seed's five attribution conditions.
+
+    The result is descriptive: an attributable turn from one clip names a case
+    to repeat, not a rate. Exit 0 whatever the verdict, 2 when the report
+    cannot be used (every problem is listed, with its line and JSON path).
+    """
+    import json  # inside, like every command's imports: classify never loads lark or networkx
+
+    from .classifier import classify as judge, problem_lines
+    from .render import classify_text, to_json
+
+    try:
+        with open(report_path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        fail(GapstateError("no such file", file=report_path))
+    except IsADirectoryError:
+        fail(GapstateError("is a directory, not a file", file=report_path))
+    except OSError as error:
+        fail(GapstateError(f"cannot read: {error.strerror}", file=report_path))
+    try:
+        text = data.decode("utf-8-sig")  # a byte-order mark is harmless, so accept it
+    except UnicodeDecodeError as error:
+        at = error.start
+        line, column = data.count(b"\n", 0, at) + 1, at - data.rfind(b"\n", 0, at)
+        fail(GapstateError(f"not UTF-8: byte 0x{data[at]:02x} cannot be decoded", report_path, line, column))
+    try:
+        report = json.loads(text)
+    except json.JSONDecodeError as error:
+        fail(GapstateError(f"not valid JSON: {error.msg}", report_path, error.lineno, error.colno))
+    except RecursionError:
+        fail(GapstateError("not usable JSON: nested too deeply", file=report_path))
+    try:
+        result = judge(report)
+    except GapstateError as error:
+        found = getattr(error, "problems", ())
+        where = [f"{report_path}:{line}:{column}: {problem}" for line, column, problem in problem_lines(text, found)]
+        count = f"{len(found)} problem{'s' if len(found) != 1 else ''}"
+        fail(GapstateError(f"the report cannot be judged ({count}):\n" + "\n".join(where), file=report_path))
+    emit(to_json(result.to_dict()) if fmt == "json" else classify_text(result))
+    sys.exit(0)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -70,3 +70,28 @@ def replay_text(result: Any, caps: dict[str, int], source: str) -> str:
     verdict = "ok" if result.ok else f"stopped at event {error.index}"
     lines.append(f"gapstate replay: {source}: {result.events} events: {verdict}")
     return "\n".join(lines)
+
+
+# classify ------------------------------------------------------------------
+
+
+def classify_text(result: Any) -> str:
+    """One row per (arm, turn), then each arm's verdict, the overall verdict and the note."""
+    header = ("arm", "turn", "verdict", "unmet")
+    rows = [
+        (arm.name, turn.turn, turn.verdict, ", ".join(turn.unmet) or "-")
+        for arm in result.arms
+        for turn in arm.turns
+    ]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(3)]
+    lines = [
+        "  ".join(f"{cell:<{widths[i]}}" for i, cell in enumerate(row[:3])) + f"  {row[3]}"
+        for row in [header, *rows]
+    ]
+    lines.append("")
+    width = max(len(arm.name) for arm in result.arms) + 1
+    for arm in result.arms:
+        lines.append(f"arm {arm.name + ':':<{width}}  {arm.verdict}")
+    lines.append(f"overall: {result.verdict}")
+    lines.append(f"note: {result.note}")
+    return "\n".join(lines)
