@@ -83,14 +83,18 @@ def step_dict(index: int, event: str, before: Config, outcome: Outcome) -> dict[
     }
 
 
-def replay(spec: Spec, events: Iterable[Any], keep_steps: bool = True) -> ReplayResult:
-    """Run checked events (see `trace.Events`) through the table until the first error.
+_COMPILED: dict[int, tuple[Any, Machine]] = {}
 
-    After an error the remaining events are still read, so that a malformed
-    line anywhere in the trace is reported (as GapstateError) rather than
-    silently skipped. An error's `line` is the events' `line` when they have
-    one (a trace file), else the position + 1.
+
+def machine_for(spec: Spec) -> Machine:
+    """The spec's table compiled for stepping, or GapstateError when it cannot be stepped.
+
+    The machine (and its memo) is kept for the last few tables, by identity,
+    so that replaying many traces against one spec compiles it once.
     """
+    cached = _COMPILED.get(id(spec.table))
+    if cached is not None and cached[0] is spec.table:
+        return cached[1]
     if not spec.steppable:
         first = next(f for f in spec.findings if f.kind in ("parse_error", "unknown_name", "bad_cap"))
         raise GapstateError(
@@ -100,40 +104,71 @@ def replay(spec: Spec, events: Iterable[Any], keep_steps: bool = True) -> Replay
             column=first.column,
         )
     machine = Machine(spec.table)
-    step = machine.step
-    config = machine.initial
+    if len(_COMPILED) >= 8:
+        _COMPILED.pop(next(iter(_COMPILED)))
+    _COMPILED[id(spec.table)] = (spec.table, machine)
+    return machine
+
+
+class Session:
+    """The interpreter, one event at a time: a configuration and the history around it.
+
+    `feed` takes a checked event (attributes `event`, `t`, `id`,
+    `speech_start`) and returns the machine's Outcome; an event the machine
+    refuses (status other than OK) changes nothing.
+    """
+
+    __slots__ = ("machine", "config", "seen", "last_commit", "last_loss")
+
+    def __init__(self, machine: Machine):
+        self.machine = machine
+        self.config = machine.initial
+        self.seen: set[str] = set()  # interval ids seen this session
+        self.last_commit: int | None = None  # t of the send_ok that last committed
+        self.last_loss: int | None = None  # t of the last unseen voiced loss
+
+    def feed(self, item: Any) -> Outcome:
+        name = item.event
+        if name == "loss_voiced":
+            choice = item.id in self.seen
+        elif name == "evidence_turn":
+            speech, commit, loss = item.speech_start, self.last_commit, self.last_loss
+            choice = commit is not None and speech > commit and (loss is None or speech > loss)
+        else:
+            choice = False
+        outcome = self.machine.step(self.config, name, choice)
+        if outcome.status == OK:
+            if name == "loss_voiced" and not choice:
+                self.seen.add(item.id)
+                self.last_loss = item.t
+            if outcome.commits:
+                self.last_commit = item.t
+            self.config = outcome.config
+        return outcome
+
+
+def replay(spec: Spec, events: Iterable[Any], keep_steps: bool = True) -> ReplayResult:
+    """Run checked events (see `trace.Events`) through the table until the first error.
+
+    After an error the remaining events are still read, so that a malformed
+    line anywhere in the trace is reported (as GapstateError) rather than
+    silently skipped. An error's `line` is the events' `line` when they have
+    one (a trace file), else the position + 1.
+    """
+    session = Session(machine_for(spec))
+    feed = session.feed
     steps: list[dict[str, Any]] | None = [] if keep_steps else None
-    seen: set[str] = set()
-    last_commit: int | None = None
-    last_loss: int | None = None
     error: ReplayError | None = None
     index = -1
     iterator = iter(events)
     for index, item in enumerate(iterator):
-        name = item.event
-        if name == "loss_voiced":
-            choice = item.id in seen
-        elif name == "evidence_turn":
-            speech = item.speech_start
-            choice = (
-                last_commit is not None
-                and speech > last_commit
-                and (last_loss is None or speech > last_loss)
-            )
-        else:
-            choice = False
-        outcome = step(config, name, choice)
+        before = session.config
+        outcome = feed(item)
         if outcome.status != OK:
-            error = _refusal(index, name, getattr(events, "line", index + 1), config, outcome)
+            error = _refusal(index, item.event, getattr(events, "line", index + 1), before, outcome)
             break
         if steps is not None:
-            steps.append(step_dict(index, name, config, outcome))
-        if name == "loss_voiced" and not choice:
-            seen.add(item.id)
-            last_loss = item.t
-        if outcome.commits:
-            last_commit = item.t
-        config = outcome.config
+            steps.append(step_dict(index, item.event, before, outcome))
         if outcome.broken:
             broken = "; ".join(f"{rid}: {_DESCRIPTIONS[rid]}" for rid in outcome.broken)
             line = getattr(events, "line", index + 1)
@@ -142,7 +177,7 @@ def replay(spec: Spec, events: Iterable[Any], keep_steps: bool = True) -> Replay
     total = index + 1
     for total, _ in enumerate(iterator, start=total + 1):  # validate the rest
         pass
-    return ReplayResult(tuple(steps) if steps is not None else None, config, error, total)
+    return ReplayResult(tuple(steps) if steps is not None else None, session.config, error, total)
 
 
 def _refusal(index: int, event: str, line: int, config: Config, outcome: Outcome) -> ReplayError:
