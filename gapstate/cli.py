@@ -148,5 +148,40 @@ def classify(report_path: str, fmt: str) -> None:
     sys.exit(0)
 
 
+@main.command()
+@SPEC
+@FORMAT
+@click.option("--examples", default=500, show_default=True, type=click.IntRange(min=1), help="How many traces to generate.")
+@click.option("--seed", type=int, default=None, help="Seed for a reproducible run (default: a random one, printed).")
+@click.option("--max-events", default=60, show_default=True, type=click.IntRange(min=1), help="Longest generated trace.")
+@click.option("--require-coverage", is_flag=True, help="Also fail unless the traces fired every reachable row.")
+def fuzz(spec_path: str | None, fmt: str, examples: int, seed: int | None, max_events: int, require_coverage: bool) -> None:
+    """Replay generated traces and shrink the first one that breaks a rule.
+
+    Exit 1 when a rule breaks (the shrunk trace is printed as JSON Lines, ready
+    for `gapstate replay`), or with --require-coverage when some reachable row
+    was never fired; 2 when the spec cannot be used.
+    """
+    import random
+
+    from .fuzzer import fuzz as run
+    from .render import fuzz_text, to_json
+    from .replayer import machine_for
+
+    spec = load(spec_path)
+    try:
+        machine_for(spec)
+    except GapstateError as error:
+        fail(error)
+    seed = random.SystemRandom().randrange(2**32) if seed is None else seed
+    if sys.stderr.isatty():
+        with click.progressbar(length=examples, label="fuzzing", file=sys.stderr) as bar:
+            result = run(spec, examples, seed, max_events, progress=lambda: bar.update(1))
+    else:
+        result = run(spec, examples, seed, max_events)
+    emit(to_json(result.to_dict()) if fmt == "json" else fuzz_text(result))
+    sys.exit(0 if result.ok and not (require_coverage and result.missed) else 1)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

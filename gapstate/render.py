@@ -95,3 +95,23 @@ def classify_text(result: Any) -> str:
     lines.append(f"overall: {result.verdict}")
     lines.append(f"note: {result.note}")
     return "\n".join(lines)
+
+
+# fuzz ----------------------------------------------------------------------
+
+
+def fuzz_text(result: Any) -> str:
+    """The verdict, the shrunk trace as paste-ready JSON Lines, and the row coverage."""
+    lines = [f"gapstate fuzz: {result.spec}: seed {result.seed}: {result.examples} traces, {result.events} events"]
+    found = result.counterexample
+    if found is None:
+        lines.append("no rule broken")
+    else:
+        lines.append(f"{found.kind} at event {found.index}: {found.message}")
+        lines.append(f"shrunk trace ({len(found.trace)} events), for `gapstate replay`:")
+        lines.extend(trace_lines(found.trace))
+    reachable, missed = len(result.reachable), result.missed
+    lines.append(f"coverage: the traces fired {reachable - len(missed)} of {reachable} reachable rows")
+    if missed:
+        lines.append("never fired: rows at lines " + ", ".join(str(line) for line in missed))
+    return "\n".join(lines)

@@ -1,0 +1,142 @@
+"""gapstate.strategies, the public Hypothesis strategies, and the `gapstate fuzz` command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import Phase, find, given, settings
+
+import gapstate
+import gapstate.strategies as strategies
+from gapstate.cli import main
+from gapstate.strategies import any_traces, events, traces
+
+from .support import variant
+
+SPEC = gapstate.load_spec()
+# Existence, not minimality: generate until found, and skip the costly shrinking.
+FIND = settings(phases=[Phase.generate], max_examples=1000, derandomize=True, database=None, deadline=None)
+BUSY = variant("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
+
+
+def test_the_public_names_are_exactly_all():
+    public = {name for name in vars(strategies) if not name.startswith("_")}
+    imported = {"annotations", "Any", "SimpleNamespace", "st", "OK", "Session", "machine_for", "EVENTS", "Spec", "load_spec"}
+    assert set(strategies.__all__) == public - imported == {"events", "traces", "any_traces"}
+
+
+@given(events(SPEC))
+def test_a_single_event_is_well_formed(item):
+    gapstate.replay(SPEC, [item])  # raises GapstateError if malformed
+
+
+@given(traces(SPEC, max_size=30))
+def test_a_trace_replays_without_error_with_times_that_never_go_back(trace):
+    result = gapstate.replay(SPEC, trace)
+    assert result.ok, result.error
+    times = [item["t"] for item in trace if "t" in item]
+    assert times == sorted(times)
+    assert all(item["event"] != "session_end" for item in trace[:-1])
+
+
+@pytest.mark.parametrize(
+    "wanted",
+    [
+        lambda tr: any(a.get("id") == b.get("id") for i, a in enumerate(tr) for b in tr[i + 1 :] if a["event"] == b["event"] == "loss_voiced"),
+        lambda tr: len({e.get("id") for e in tr if e["event"] == "loss_voiced"}) >= 3,
+        lambda tr: tr and tr[-1]["event"] == "session_end",
+        lambda tr: any("t" not in e for e in tr[1:]),
+        lambda tr: gapstate.replay(SPEC, tr).final.session_requests == 3,
+        lambda tr: any(s["actions"] == ["settle"] for s in gapstate.replay(SPEC, tr).steps),
+        lambda tr: any(s["guards"] == {"post_send": False} and s["from"] == "REQUESTED" for s in gapstate.replay(SPEC, tr).steps),
+    ],
+    ids=["a repeated id", "three fresh ids", "ending with session_end", "a time left out",
+         "the session cap spent", "a settlement", "evidence too early in REQUESTED"],
+)
+def test_the_strategy_reaches(wanted):
+    find(traces(SPEC), wanted, settings=FIND)  # raises NoSuchExample if it cannot
+
+
+def test_evidence_speech_is_drawn_before_at_and_after_the_commit():
+    def offsets(tr):
+        commit, out, t = None, set(), 0
+        for step, item in zip(gapstate.replay(SPEC, tr).steps, tr):
+            t = item.get("t", t)
+            if step["actions"] and step["actions"][0] == "commit_request":
+                commit = t
+            if item["event"] == "evidence_turn" and commit is not None:
+                out.add((item["speech_start"] > commit) - (item["speech_start"] < commit))
+        return out
+
+    for sign in (-1, 0, 1):
+        find(traces(SPEC), lambda tr, sign=sign: sign in offsets(tr), settings=FIND)
+
+
+def test_arbitrary_traces_can_be_ill_formed():
+    def ill_formed(trace):
+        try:
+            gapstate.replay(SPEC, trace)
+        except gapstate.GapstateError:
+            return True
+        return False
+
+    find(any_traces(SPEC), ill_formed, settings=FIND)
+
+
+# gapstate fuzz ---------------------------------------------------------------
+
+
+def fuzz(*args: str):
+    return CliRunner().invoke(main, ["fuzz", *args])
+
+
+def test_fuzz_passes_on_the_bundled_spec():
+    result = fuzz("--examples", "50", "--seed", "1")
+    assert result.exit_code == 0, result.output
+    assert "no rule broken" in result.stdout
+
+
+def test_fuzz_catches_a_row_that_sends_while_busy_with_a_short_pasteable_trace(tmp_path):
+    spec = tmp_path / "busy.md"
+    spec.write_text(BUSY, encoding="utf-8")
+    result = fuzz("--spec", str(spec), "--examples", "200", "--seed", "3", "--format", "json")
+    assert result.exit_code == 1
+    found = json.loads(result.stdout)["counterexample"]
+    assert found["kind"] == "rule" and "send-while-busy" in found["message"]
+    assert len(found["trace"]) <= 4
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text("\n".join(json.dumps(e) for e in found["trace"]) + "\n", encoding="utf-8")
+    replayed = CliRunner().invoke(main, ["replay", str(trace), "--spec", str(spec), "--format", "json"])
+    assert replayed.exit_code == 1 and json.loads(replayed.stdout)["error"]["kind"] == "rule"
+
+
+def test_fuzz_text_prints_the_trace_as_json_lines(tmp_path):
+    spec = tmp_path / "busy.md"
+    spec.write_text(BUSY, encoding="utf-8")
+    lines = fuzz("--spec", str(spec), "--examples", "200", "--seed", "3").stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("shrunk trace"))
+    events_ = [json.loads(line) for line in lines[start + 1 :] if line.startswith("{")]
+    assert events_ and events_[-1]["event"] == "floor_released"
+
+
+def test_require_coverage_fails_when_reachable_rows_were_never_fired():
+    result = fuzz("--examples", "1", "--seed", "1", "--require-coverage")
+    assert result.exit_code == 1
+    assert "never fired: rows at lines" in result.stdout
+
+
+def test_a_seeded_fuzz_run_is_reproducible():
+    first = fuzz("--examples", "30", "--seed", "9", "--format", "json").stdout
+    assert first == fuzz("--examples", "30", "--seed", "9", "--format", "json").stdout
+    document = json.loads(first)
+    assert set(document) == {"ok", "spec", "seed", "examples", "events", "counterexample", "coverage"}
+    assert set(document["coverage"]) == {"reachable", "fired", "missed"}
+
+
+def test_fuzz_on_an_unusable_spec_exits_2(tmp_path):
+    spec = tmp_path / "bad.md"
+    spec.write_text(variant("CLEAR | busy_end | - | = | noop", "CLEAR | busy_end | - | = | nop"), encoding="utf-8")
+    result = fuzz("--spec", str(spec), "--examples", "5")
+    assert result.exit_code == 2 and "unknown_name" in result.stderr
