@@ -95,7 +95,8 @@ class UnknownName(Finding):
 
     @property
     def message(self) -> str:
-        return f"unknown {self.role} '{self.name}'; expected one of: {', '.join(self.known)}"
+        hint = f"; {self.data['hint']}" if self.data.get("hint") else ""
+        return f"unknown {self.role} '{self.name}'{hint}; expected one of: {', '.join(self.known)}"
 
 
 class BadCap(Finding):
@@ -181,9 +182,10 @@ class RuleBroken(Finding):
     @property
     def message(self) -> str:
         count = len(self.trace)
+        first = "; every way there breaks another rule first" if self.data.get("detour") else ""
         return (
             f"{self.rule}: {self.description} "
-            f"(shortest trace: {count} event{'s' if count != 1 else ''})"
+            f"(shortest trace: {count} event{'s' if count != 1 else ''}{first})"
         )
 
 

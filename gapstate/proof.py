@@ -52,20 +52,33 @@ class CheckResult:
 
 
 class Exploration(NamedTuple):
-    """The reachable configurations and what fired between them."""
+    """The reachable configurations and what fired between them.
+
+    Each edge of `graph` carries `steps`, the (event, choice, row line,
+    clean) that lead along it, and `clean`: whether one of them breaks no
+    rule. Counterexamples are walked along clean edges, so that replaying
+    one stops at the rule it names and not at another broken on the way.
+    """
 
     graph: nx.DiGraph
     initial: Config
     fired: set[int]  # lines of rows that fired
-    # (rule id, row line) -> (source configuration, event, choice) of its shallowest edge
-    broken: dict[tuple[str, int], tuple[Config, str, bool]]
+    # (rule id, row line) -> every (source configuration, event, choice) that breaks it
+    broken: dict[tuple[str, int], list[tuple[Config, str, bool]]]
 
-    def trace_to(self, config: Config, last: tuple[str, bool] | None = None) -> list[dict[str, Any]]:
-        """The shortest replayable event trace reaching `config`, then `last`."""
-        path = nx.shortest_path(self.graph, self.initial, config)
-        steps = [self.graph.edges[u, v]["steps"][0][:2] for u, v in zip(path, path[1:])]
-        if last is not None:
-            steps.append(last)
+    def clean_graph(self) -> nx.DiGraph:
+        return nx.subgraph_view(self.graph, filter_edge=lambda u, v: self.graph.edges[u, v]["clean"])
+
+    def trace_to(self, config: Config, last: tuple[str, bool], clean: bool = True) -> list[dict[str, Any]]:
+        """The shortest replayable trace reaching `config` (along clean steps if asked), then `last`."""
+        graph = self.clean_graph() if clean else self.graph
+        path = nx.shortest_path(graph, self.initial, config)
+        steps = []
+        for u, v in zip(path, path[1:]):
+            labels = self.graph.edges[u, v]["steps"]
+            event, choice, _, _ = next((s for s in labels if s[3]), labels[0]) if clean else labels[0]
+            steps.append((event, choice))
+        steps.append(last)
         return concretize(steps)
 
 
@@ -152,17 +165,14 @@ def _widen(valuation: tuple[tuple[str, bool], ...], rows: tuple[Row, ...]) -> tu
 def explore(machine: Machine) -> Exploration:
     """Breadth-first over every reachable configuration, as a networkx DiGraph.
 
-    Each edge carries `steps`: the (event, choice, row line) that lead along
-    it. A rule broken on an edge is kept once per (rule, row), from the
-    shallowest source, which breadth-first order meets first. A configuration
-    whose counters passed their caps (the `cap-exceeded` rule) is a node but
-    is not expanded: that keeps the graph finite on a table that never stops
-    counting.
+    A configuration whose counters passed their caps (the `cap-exceeded`
+    rule) is a node but is not expanded: that keeps the graph finite on a
+    table that never stops counting.
     """
     initial = machine.initial
-    edges: dict[tuple[Config, Config], list[tuple[str, bool, int]]] = {}
+    edges: dict[tuple[Config, Config], list[tuple[str, bool, int, bool]]] = {}
     fired: set[int] = set()
-    broken: dict[tuple[str, int], tuple[Config, str, bool]] = {}
+    broken: dict[tuple[str, int], list[tuple[Config, str, bool]]] = {}
     seen = {initial}
     queue = deque([initial])
     events = tuple(EVENTS)
@@ -175,16 +185,18 @@ def explore(machine: Machine) -> Exploration:
                     continue
                 target, line = outcome.config, outcome.row.line
                 fired.add(line)
-                edges.setdefault((source, target), []).append((event, choice, line))
+                edges.setdefault((source, target), []).append((event, choice, line, not outcome.broken))
                 for rule in outcome.broken:
-                    broken.setdefault((rule, line), (source, event, choice))
+                    broken.setdefault((rule, line), []).append((source, event, choice))
                 if target not in seen:
                     seen.add(target)
                     if machine.within_caps(target):
                         queue.append(target)
     graph = nx.DiGraph()
     graph.add_node(initial)
-    graph.add_edges_from((u, v, {"steps": steps}) for (u, v), steps in edges.items())
+    graph.add_edges_from(
+        (u, v, {"steps": steps, "clean": any(step[3] for step in steps)}) for (u, v), steps in edges.items()
+    )
     return Exploration(graph, initial, fired, broken)
 
 
@@ -221,12 +233,29 @@ def reachability(table: Table, exploration: Exploration, skip: set[int]) -> tupl
 
 
 def rule_findings(table: Table, exploration: Exploration) -> list[Finding]:
-    """One `rule` finding per (rule, row) broken, with its shortest trace."""
+    """One `rule` finding per (rule, row) broken, with its shortest trace.
+
+    The trace reaches the breaking step along steps that break nothing, so
+    it replays to this rule; only when every way there breaks another rule
+    first does it take the shortest way regardless, and the message says so.
+    """
     findings: list[Finding] = []
-    for (rule_id, line), (source, event, choice) in exploration.broken.items():
-        rule = _RULES[rule_id]
-        trace = exploration.trace_to(source, (event, choice))
+    if not exploration.broken:
+        return findings
+    distance = nx.single_source_shortest_path_length(exploration.clean_graph(), exploration.initial)
+    for (rule_id, line), candidates in exploration.broken.items():
+        reachable = [c for c in candidates if c[0] in distance]
+        clean = bool(reachable)
+        source, event, choice = min(reachable, key=lambda c: distance[c[0]]) if clean else candidates[0]
+        trace = exploration.trace_to(source, (event, choice), clean=clean)
         findings.append(
-            RuleBroken(line, 1, rule=rule_id, description=rule.description, trace=tuple(trace))
+            RuleBroken(
+                line,
+                1,
+                rule=rule_id,
+                description=_RULES[rule_id].description,
+                trace=tuple(trace),
+                detour=not clean,
+            )
         )
     return findings

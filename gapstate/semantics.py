@@ -257,6 +257,13 @@ RULES: tuple[Rule, ...] = (
         ENDINGS,
     ),
     Rule(
+        "write-off-before-cap",
+        "writes the gap off as unrepaired_attempts or unrepaired_budget while that allowance is left",
+        lambda t: ("unrepaired_attempts" in t.actions and t.guards["attempts_left"])
+        or ("unrepaired_budget" in t.actions and t.guards["budget_left"]),
+        frozenset({"unrepaired_attempts", "unrepaired_budget"}),
+    ),
+    Rule(
         "write-off-clears-debt",
         "writes the gap off but leaves no reply owed",
         lambda t: bool(WRITE_OFFS.intersection(t.actions)) and not t.after.debt_owed,

@@ -12,11 +12,16 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .errors import GapstateError
-from .findings import BadCap, Contradiction, Finding, UnknownName
+from .findings import BadCap, Contradiction, Finding, ParseError, UnknownName
 from .semantics import ACTIONS, COUNTERS, EVENTS, GUARDS
-from .table import Table
+from .table import INVALID, STAY, Table
 
 BUNDLED = "gap-state.md"
+
+# The largest cap the proof explores. The configurations grow with the
+# product of the caps (30 and 30: 33,047 of them, 5 s); a cap typed with a
+# few extra digits would otherwise exhaust the memory of a CI runner.
+MAX_CAP = 50
 
 # Findings after which the table cannot be stepped: the proof stops there.
 BLOCKING = frozenset({"parse_error", "unknown_name", "bad_cap"})
@@ -80,18 +85,29 @@ def validate(table: Table) -> list[Finding]:
     """Unknown names, bad caps and self-contradicting guards, in line order."""
     findings: list[Finding] = []
     states = table.states
+    # A state no row leads to, other than the initial one, is a typo in the
+    # STATE column: without this it would pass as a new state and surface
+    # only as a dozen not_total findings that never name it.
+    entered = {row.next for row in table.rows if row.next != STAY} | {table.initial}
     known = {
         "event": tuple(EVENTS),
         "guard": tuple(GUARDS),
         "action": tuple(ACTIONS),
         "next state": states,
+        "state": tuple(state for state in states if state in entered),
     }
     for row in table.rows:
         for name in row.names:
             if name.role in known and name.text not in known[name.role]:
+                hint = "no row leads to it" if name.role == "state" else ""
                 findings.append(
-                    UnknownName(row.line, name.column, role=name.role, name=name.text, known=known[name.role])
+                    UnknownName(row.line, name.column, role=name.role, name=name.text, known=known[name.role], hint=hint)
                 )
+        if INVALID in row.actions and (len(row.actions) > 1 or row.next != STAY):
+            column = next(n.column for n in row.names if n.text == INVALID)
+            findings.append(
+                ParseError(row.line, column, text="`invalid` stands alone, with `=` as the next state: the event cannot occur here")
+            )
         positive = {lit.guard for lit in row.guards if lit.positive}
         negative = {lit.guard for lit in row.guards if not lit.positive}
         for guard in sorted(positive & negative):
@@ -117,6 +133,10 @@ def _cap_findings(table: Table) -> list[Finding]:
             if cap.limit < 1:
                 findings.append(
                     BadCap(cap.line, cap.column, text=f"the cap of '{cap.counter}' must be a positive whole number, not {cap.limit}")
+                )
+            elif cap.limit > MAX_CAP:
+                findings.append(
+                    BadCap(cap.line, cap.column, text=f"the cap of '{cap.counter}' is {cap.limit}; gapstate explores caps up to {MAX_CAP}")
                 )
     for counter in COUNTERS:
         if counter not in first:

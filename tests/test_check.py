@@ -134,6 +134,32 @@ def test_an_unknown_name_is_reported_at_its_column(old, new, name):
     assert f"'{name}'" in finding.message
 
 
+def test_a_state_no_row_leads_to_is_an_unknown_name_not_a_new_state():
+    old = "OPEN | floor_released | !busy,budget_left,attempts_left | SENDING | send_request"
+    text = variant(old, old.replace("OPEN", "OPNE", 1))
+    [finding] = check_text(text).findings
+    assert (finding.kind, finding.line, finding.column) == ("unknown_name", line_of(text, "OPNE"), 1)
+    assert "unknown state 'OPNE'; no row leads to it" in finding.message
+
+
+@pytest.mark.parametrize("new", [
+    "CLEAR | send_ok | - | = | invalid,noop",
+    "CLEAR | send_ok | - | OPEN | invalid",
+])
+def test_invalid_stands_alone_and_keeps_the_state(new):
+    text = variant("CLEAR | send_ok | - | = | invalid", new)
+    [finding] = check_text(text).findings
+    assert (finding.kind, finding.line) == ("parse_error", line_of(text, new))
+    assert "`invalid` stands alone" in finding.message
+
+
+def test_a_cap_too_large_to_explore_is_a_bad_cap():
+    text = variant("@cap session_requests 3", "@cap session_requests 99999999999")
+    [finding] = check_text(text).findings
+    assert (finding.kind, finding.line) == ("bad_cap", line_of(text, "@cap session_requests 99"))
+    assert "explores caps up to 50" in finding.message
+
+
 def test_unknown_names_stop_the_proof_so_nothing_else_is_reported():
     text = variant("CLEAR | busy_end | - | = | noop", "CLEAR | busy_ends | - | = | noop")
     assert_findings(text, f"unknown_name@{line_of(text, 'busy_ends')}")
@@ -280,6 +306,7 @@ RULE_VARIANTS = {
     "settle-without-evidence": ("REQUESTED | evidence_turn | !post_send | = | noop", "REQUESTED | evidence_turn | !post_send | CLEAR | settle"),
     "exit-unnamed": ("REQUESTED | evidence_turn | !post_send | = | noop", "REQUESTED | evidence_turn | !post_send | CLEAR | noop"),
     "ending-outside-exit": ("OPEN | candidate_start | - | = | noop", "OPEN | candidate_start | - | = | end_unsettled"),
+    "write-off-before-cap": ("SENDING | send_failed | attempts_left,!candidate_active | DUE | keep_debt", "SENDING | send_failed | attempts_left,!candidate_active | CLEAR | unrepaired_attempts"),
     "write-off-clears-debt": ("CLEAR | loss_voiced | !dup | OPEN | open_gap,preserve_debt", "CLEAR | loss_voiced | !dup | OPEN | open_gap"),
     "dup-changes-state": ("SENDING | loss_voiced | dup | = | note_dup", "SENDING | loss_voiced | dup | = | mark_late"),
     "session-end-not-clear": ("DUE | session_end | - | CLEAR | end_unsettled", "DUE | session_end | - | = | noop"),
@@ -298,6 +325,7 @@ def test_a_broken_rule_is_reported_with_a_trace_that_replays_to_it(rule):
     findings = [f for f in gapstate.check(spec).findings if f.kind == "rule" and f.rule == rule]
     assert findings, labels(text)
     for finding in findings:
+        assert "another rule first" not in finding.message
         trace = finding.to_dict()["trace"]
         result = gapstate.replay(spec, trace)
         assert result.error is not None
@@ -314,6 +342,24 @@ def test_the_trace_is_the_shortest_that_breaks_the_rule():
     text = variant(*RULE_VARIANTS["send-while-busy"])
     [finding] = [f for f in check_text(text).findings if f.rule == "send-while-busy"]
     assert [e["event"] for e in finding.trace] == ["loss_voiced", "busy_start", "floor_released"]
+
+
+def test_a_trace_avoids_breaking_other_rules_on_the_way():
+    # Sending while busy also spends budget that is not there: the shortest way to
+    # that second rule must still not send while busy earlier on.
+    text = variant(*RULE_VARIANTS["send-while-busy"])
+    spec = parse_spec(text, "spec.md")
+    for finding in gapstate.check(spec).findings:
+        result = gapstate.replay(spec, finding.trace)
+        if "another rule first" not in finding.message:
+            assert result.error.index == len(finding.trace) - 1
+            assert finding.rule in result.error.message
+
+
+def test_a_rule_reachable_only_past_another_says_so():
+    text = variant(*RULE_VARIANTS["send-while-busy"])
+    cap = [f for f in check_text(text).findings if f.rule == "cap-exceeded"]
+    assert cap and all("every way there breaks another rule first" in f.message for f in cap)
 
 
 def test_findings_come_in_line_order():
