@@ -33,9 +33,28 @@ SPEC = click.option(
 )
 
 
-def fail(error: GapstateError) -> NoReturn:
-    """Unusable input: say where and why on stderr, write nothing on stdout, exit 2."""
+def fail(error: GapstateError, fmt: str = "text", problems: list[dict[str, Any]] | None = None) -> NoReturn:
+    """Unusable input: say where and why on stderr, exit 2.
+
+    With --format json, stdout gets a document too, so a program reading it
+    is never left with nothing: {"ok": false, "error": {file, line, column,
+    message}}, plus `problems` when there are several.
+    """
     click.echo(f"gapstate: error: {error}", err=True)
+    for problem in problems or ():
+        click.echo(f"{error.file}:{problem['line']}:{problem['column']}: {problem['path']}: {problem['message']}", err=True)
+    if fmt == "json":
+        from .render import to_json
+
+        detail: dict[str, Any] = {
+            "file": error.file,
+            "line": error.line,
+            "column": error.column,
+            "message": error.message,
+        }
+        if problems is not None:
+            detail["problems"] = problems
+        emit(to_json({"ok": False, "error": detail}))
     sys.exit(2)
 
 
@@ -43,13 +62,13 @@ def emit(text: str) -> None:
     click.echo(text)
 
 
-def load(spec_path: str | None) -> Any:
+def load(spec_path: str | None, fmt: str) -> Any:
     from .spec import load_spec
 
     try:
         return load_spec(spec_path)
     except GapstateError as error:
-        fail(error)
+        fail(error, fmt)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -69,7 +88,7 @@ def check(spec_path: str | None, fmt: str) -> None:
     from .proof import check as prove
     from .render import check_text, to_json
 
-    result = prove(load(spec_path))
+    result = prove(load(spec_path, fmt))
     emit(to_json(result.to_dict()) if fmt == "json" else check_text(result))
     sys.exit(0 if result.ok else 1)
 
@@ -85,19 +104,41 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> N
     Exit 0 when every event replays, 1 on an invalid event, an event after
     session_end or a broken rule, 2 when the trace or spec cannot be used.
     """
-    from .render import replay_text, to_json
+    import tempfile
+
+    from .render import replay_json_parts, replay_step_line, replay_tail, step_json
     from .replayer import replay as run
+    from .source import label
     from .trace import read_trace
 
-    spec = load(spec_path)
-    try:
-        result = run(spec, read_trace(trace_path), keep_steps=not summary)
-    except GapstateError as error:
-        fail(error)
-    if fmt == "json":
-        emit(to_json(result.to_dict()))
-    else:
-        emit(replay_text(result, spec.table.cap_limits(), trace_path))
+    spec = load(spec_path, fmt)
+    caps = spec.table.cap_limits() if spec.table else {}
+    # Steps go to a spool (memory, then a temporary file past 8 MiB) as they
+    # happen, and reach stdout only once the whole trace proved usable: a
+    # million steps are never held in memory, and exit 2 prints no half.
+    with tempfile.SpooledTemporaryFile(max_size=8 << 20, mode="w+", encoding="utf-8") as spool:
+        if summary:
+            writer = None
+        elif fmt == "json":
+            def writer(step: dict[str, Any]) -> None:
+                spool.write((",\n" if spool.tell() else "") + step_json(step))
+        else:
+            def writer(step: dict[str, Any]) -> None:
+                spool.write(replay_step_line(step, caps) + "\n")
+        try:
+            result = run(spec, read_trace(trace_path), keep_steps=False, on_step=writer)
+        except GapstateError as error:
+            fail(error, fmt)
+        spool.seek(0)
+        head, tail = (
+            replay_json_parts(result, with_steps=not summary)
+            if fmt == "json"
+            else ("", replay_tail(result, caps, label(trace_path)))
+        )
+        click.echo(head, nl=False)
+        for chunk in iter(lambda: spool.read(1 << 16), ""):
+            click.echo(chunk, nl=False)
+        emit(tail)
     sys.exit(0 if result.ok else 1)
 
 
@@ -113,37 +154,31 @@ def classify(report_path: str, fmt: str) -> None:
     """
     import json  # inside, like every command's imports: classify never loads lark or networkx
 
-    from .classifier import classify as judge, problem_lines
+    from .classifier import classify as judge, format_path, problem_lines
     from .render import classify_text, to_json
+    from .source import label, read_text
 
+    name = label(report_path)
     try:
-        with open(report_path, "rb") as handle:
-            data = handle.read()
-    except FileNotFoundError:
-        fail(GapstateError("no such file", file=report_path))
-    except IsADirectoryError:
-        fail(GapstateError("is a directory, not a file", file=report_path))
-    except OSError as error:
-        fail(GapstateError(f"cannot read: {error.strerror}", file=report_path))
-    try:
-        text = data.decode("utf-8-sig")  # a byte-order mark is harmless, so accept it
-    except UnicodeDecodeError as error:
-        at = error.start
-        line, column = data.count(b"\n", 0, at) + 1, at - data.rfind(b"\n", 0, at)
-        fail(GapstateError(f"not UTF-8: byte 0x{data[at]:02x} cannot be decoded", report_path, line, column))
+        text = read_text(report_path)
+    except GapstateError as error:
+        fail(error, fmt)
     try:
         report = json.loads(text)
     except json.JSONDecodeError as error:
-        fail(GapstateError(f"not valid JSON: {error.msg}", report_path, error.lineno, error.colno))
+        fail(GapstateError(f"not valid JSON: {error.msg}", name, error.lineno, error.colno), fmt)
     except RecursionError:
-        fail(GapstateError("not usable JSON: nested too deeply", file=report_path))
+        fail(GapstateError("not usable JSON: nested too deeply", name, 1, 1), fmt)
     try:
         result = judge(report)
     except GapstateError as error:
-        found = getattr(error, "problems", ())
-        where = [f"{report_path}:{line}:{column}: {problem}" for line, column, problem in problem_lines(text, found)]
-        count = f"{len(found)} problem{'s' if len(found) != 1 else ''}"
-        fail(GapstateError(f"the report cannot be judged ({count}):\n" + "\n".join(where), file=report_path))
+        located = sorted(problem_lines(text, getattr(error, "problems", ())), key=lambda p: (p[0], p[1]))
+        count = f"{len(located)} problem{'s' if len(located) != 1 else ''}"
+        problems = [
+            {"line": line, "column": column, "path": format_path(problem.path), "message": problem.expected}
+            for line, column, problem in located
+        ]
+        fail(GapstateError(f"the report cannot be judged ({count}):", name), fmt, problems)
     emit(to_json(result.to_dict()) if fmt == "json" else classify_text(result))
     sys.exit(0)
 
@@ -168,11 +203,11 @@ def fuzz(spec_path: str | None, fmt: str, examples: int, seed: int | None, max_e
     from .render import fuzz_text, to_json
     from .replayer import machine_for
 
-    spec = load(spec_path)
+    spec = load(spec_path, fmt)
     try:
         machine_for(spec)
     except GapstateError as error:
-        fail(error)
+        fail(error, fmt)
     seed = random.SystemRandom().randrange(2**32) if seed is None else seed
     if sys.stderr.isatty():
         with click.progressbar(length=examples, label="fuzzing", file=sys.stderr) as bar:

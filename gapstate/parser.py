@@ -94,13 +94,9 @@ def _lark() -> Lark:
     )
 
 
-def find_blocks(lines: list[str]) -> list[tuple[int, int, list[str]]]:
-    """Every fenced block whose first non-blank line looks like a table header.
-
-    Returns (first content line number, header line number, content lines)
-    for each such block, 1-based.
-    """
-    blocks: list[tuple[int, int, list[str]]] = []
+def _fenced(lines: list[str]) -> list[tuple[int, list[str]]]:
+    """Every fenced block: (its first content line number, 1-based; its content lines)."""
+    blocks: list[tuple[int, list[str]]] = []
     i = 0
     while i < len(lines):
         match = _OPEN_FENCE.match(lines[i])
@@ -113,14 +109,37 @@ def find_blocks(lines: list[str]) -> list[tuple[int, int, list[str]]]:
         j = start
         while j < len(lines) and not closing.match(lines[j]):
             j += 1
-        content = lines[start:j]
-        first = next((k for k, text in enumerate(content) if text.strip()), None)
-        if first is not None:
-            head = content[first].strip()
-            if head.startswith("#") and "|" in head:
-                blocks.append((start + 1, start + first + 1, content))
+        blocks.append((start + 1, lines[start:j]))
         i = j + 1
     return blocks
+
+
+def _looks_like_header(text: str) -> bool:
+    head = text.strip()
+    return head.startswith("#") and "|" in head
+
+
+def find_blocks(lines: list[str]) -> list[tuple[int, int, list[str]]]:
+    """Every fenced block whose first non-blank line looks like a table header.
+
+    Returns (first content line number, header line number, content lines)
+    for each such block, 1-based.
+    """
+    found = []
+    for start, content in _fenced(lines):
+        first = next((k for k, text in enumerate(content) if text.strip()), None)
+        if first is not None and _looks_like_header(content[first]):
+            found.append((start, start + first, content))
+    return found
+
+
+def _misplaced_header(lines: list[str]) -> tuple[int, int] | None:
+    """(block start, header line) of a fenced block that holds the header below its first line."""
+    for start, content in _fenced(lines):
+        for offset, text in enumerate(content):
+            if text.strip().replace(" ", "") == HEADER.replace(" ", ""):
+                return start - 1, start + offset
+    return None
 
 
 def parse_text(text: str) -> Parsed:
@@ -128,6 +147,14 @@ def parse_text(text: str) -> Parsed:
     lines = text.splitlines()
     blocks = find_blocks(lines)
     if not blocks:
+        misplaced = _misplaced_header(lines)
+        if misplaced is not None:
+            fence, header = misplaced
+            text = (
+                f"no transition table: the fenced block at line {fence} holds the header at line "
+                f"{header}, but the header must be the block's first non-blank line"
+            )
+            return Parsed(None, (ParseError(line=header, column=1, text=text),))
         return Parsed(
             None,
             (

@@ -45,31 +45,64 @@ def check_text(result: Any) -> str:
 
 
 def _counters_text(counters: dict[str, int], caps: dict[str, int]) -> str:
-    return " ".join(f"{name}={counters[name]}/{caps.get(name, '?')}" for name in COUNTERS)
+    return ", ".join(f"{name} {counters[name]}/{caps.get(name, '?')}" for name in COUNTERS)
 
 
-def replay_text(result: Any, caps: dict[str, int], source: str) -> str:
+def replay_step_line(step: dict[str, Any], caps: dict[str, int]) -> str:
+    """One step of the transcript: index, event, states, row, guards, actions, counters after."""
+    guards = ",".join(g if v else f"!{g}" for g, v in step["guards"].items()) or "-"
+    return (
+        f"{step['index']:>6}  {step['event']:<19} {step['from']:<9} -> {step['to']:<9}  "
+        f"row {step['row']:<4} {guards:<32} {','.join(step['actions']):<26} "
+        f"[{_counters_text(step['counters'], caps)}]"
+    )
+
+
+def replay_tail(result: Any, caps: dict[str, int], source: str) -> str:
+    """What follows the steps: the failing step marked `!`, the final configuration, the verdict."""
     lines: list[str] = []
-    width = len(str(max(result.events - 1, 0)))
-    for step in result.steps or ():
-        guards = ",".join(f"{g}" if v else f"!{g}" for g, v in step["guards"].items()) or "-"
-        lines.append(
-            f"  {step['index']:>{width}}  {step['event']:<19} {step['from']:>9} -> {step['to']:<9}  "
-            f"row {step['row']:<4} [{guards}] {','.join(step['actions'])}  "
-            f"({_counters_text(step['counters'], caps)})"
-        )
     error = result.error
     if error is not None:
-        lines.append(f"! {error.index:>{width}}  {source}:{error.line}: {error.kind}: {error.message}")
+        lines.append(f"!{error.index:>5}  {source}:{error.line}: {error.kind}: {error.message}")
     final = result.final_dict()
     lines.append(
-        f"final: {final['state']} ({_counters_text(final['counters'], caps)}), "
+        f"final: {final['state']} [{_counters_text(final['counters'], caps)}], "
         f"debt owed: {'yes' if final['debt_owed'] else 'no'}, "
         f"session ended: {'yes' if final['ended'] else 'no'}"
     )
     verdict = "ok" if result.ok else f"stopped at event {error.index}"
     lines.append(f"gapstate replay: {source}: {result.events} events: {verdict}")
     return "\n".join(lines)
+
+
+def replay_text(result: Any, caps: dict[str, int], source: str) -> str:
+    lines = [replay_step_line(step, caps) for step in result.steps or ()]
+    return "\n".join(lines + [replay_tail(result, caps, source)])
+
+
+def step_json(step: dict[str, Any]) -> str:
+    """A step as one line of the replay document, so steps can be written as they come."""
+    return "  " + json.dumps(step)
+
+
+def replay_json_parts(result: Any, with_steps: bool) -> tuple[str, str]:
+    """The replay document around its steps: head + steps (step_json, joined by ",\n") + tail.
+
+    One step a line keeps a million-step document greppable and lets the
+    CLI stream it; without steps (--summary) the document has no "steps" key.
+    """
+    document = result.to_dict()
+    rest = f'"final": {json.dumps(document["final"])},\n "error": {json.dumps(document["error"])}}}'
+    ok = json.dumps(document["ok"])
+    if not with_steps:
+        return f'{{"ok": {ok},\n {rest}', ""
+    return f'{{"ok": {ok},\n "steps": [\n', f"\n ],\n {rest}"
+
+
+def replay_json(result: Any) -> str:
+    head, tail = replay_json_parts(result, result.steps is not None)
+    body = ",\n".join(step_json(step) for step in result.steps or ())
+    return head + body + tail
 
 
 # classify ------------------------------------------------------------------

@@ -8,7 +8,7 @@ times of the last commit and of the last unseen voiced loss (for
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,9 +147,16 @@ class Session:
         return outcome
 
 
-def replay(spec: Spec, events: Iterable[Any], keep_steps: bool = True) -> ReplayResult:
+def replay(
+    spec: Spec,
+    events: Iterable[Any],
+    keep_steps: bool = True,
+    on_step: Callable[[dict[str, Any]], None] | None = None,
+) -> ReplayResult:
     """Run checked events (see `trace.Events`) through the table until the first error.
 
+    Steps are kept in the result, or handed to `on_step` as they happen (the
+    CLI spools them, so a long trace is never held in memory), or both.
     After an error the remaining events are still read, so that a malformed
     line anywhere in the trace is reported (as GapstateError) rather than
     silently skipped. An error's `line` is the events' `line` when they have
@@ -158,6 +165,9 @@ def replay(spec: Spec, events: Iterable[Any], keep_steps: bool = True) -> Replay
     session = Session(machine_for(spec))
     feed = session.feed
     steps: list[dict[str, Any]] | None = [] if keep_steps else None
+    record = steps.append if steps is not None else None
+    if on_step is not None:
+        record = on_step if record is None else (lambda step, keep=record: (keep(step), on_step(step)))
     error: ReplayError | None = None
     index = -1
     iterator = iter(events)
@@ -167,8 +177,8 @@ def replay(spec: Spec, events: Iterable[Any], keep_steps: bool = True) -> Replay
         if outcome.status != OK:
             error = _refusal(index, item.event, getattr(events, "line", index + 1), before, outcome)
             break
-        if steps is not None:
-            steps.append(step_dict(index, item.event, before, outcome))
+        if record is not None:
+            record(step_dict(index, item.event, before, outcome))
         if outcome.broken:
             broken = "; ".join(f"{rid}: {_DESCRIPTIONS[rid]}" for rid in outcome.broken)
             line = getattr(events, "line", index + 1)

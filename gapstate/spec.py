@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .errors import GapstateError
+from .source import label, read_text
 from .findings import BadCap, Contradiction, Finding, ParseError, UnknownName
 from .semantics import ACTIONS, COUNTERS, EVENTS, GUARDS
 from .table import INVALID, STAY, Table
@@ -45,31 +46,15 @@ def bundled_path() -> str:
     return str(resources.files("gapstate").joinpath(BUNDLED))
 
 
-def read_text(path: str | Path) -> str:
-    """The file's text, or GapstateError naming it."""
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise GapstateError("no such file", file=str(path)) from None
-    except IsADirectoryError:
-        raise GapstateError("is a directory, not a file", file=str(path)) from None
-    except OSError as error:
-        raise GapstateError(f"cannot read: {error.strerror}", file=str(path)) from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
-        raise GapstateError("not UTF-8 text", file=str(path), line=line, column=column) from None
-
-
 def load_spec(path_or_text: str | Path | None = None) -> Spec:
     """Parse a spec: a path, markdown text (a string with a newline), or None for the bundled one."""
     if path_or_text is None:
         path_or_text = bundled_path()
+    if not isinstance(path_or_text, (str, Path)):
+        raise GapstateError(f"load_spec takes a path, markdown text or None, not {type(path_or_text).__name__}")
     if isinstance(path_or_text, str) and "\n" in path_or_text:
         return parse_spec(path_or_text, "<text>")
-    return parse_spec(read_text(path_or_text), str(path_or_text))
+    return parse_spec(read_text(path_or_text), label(path_or_text))
 
 
 def parse_spec(text: str, path: str) -> Spec:

@@ -10,6 +10,7 @@ imported only when a trace is read: `check` writes traces but reads none.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Annotated, Any
 
 from .errors import GapstateError
 from .semantics import EVENTS
+from .source import label, not_utf8, open_binary
 
 
 @lru_cache(maxsize=1)
@@ -110,6 +112,11 @@ class Events:
             try:
                 raw = decode(data)
             except failure as error:
+                if isinstance(data, bytes):
+                    try:
+                        data.decode("utf-8")
+                    except UnicodeDecodeError as bad:
+                        raise not_utf8(data, bad, source, number) from None
                 message, column = _explain(error)
                 raise _fail(source, number, message, column) from None
             problem = _check(raw, last, unset)
@@ -124,23 +131,19 @@ _BLANK = object()
 
 
 def _file_lines(handle: Any) -> Iterator[Any]:
-    with handle:
-        for data in handle:
-            yield _BLANK if data.isspace() else data
+    try:
+        for number, data in enumerate(handle):
+            if number == 0 and data.startswith(b"\xef\xbb\xbf"):
+                data = data[3:]  # a byte-order mark, as some editors write
+            yield _BLANK if data.isspace() or not data else data
+    finally:
+        if handle is not sys.stdin.buffer:
+            handle.close()
 
 
 def read_trace(path: str | Path) -> Events:
-    """The events of a JSON Lines file, read a line at a time as they are consumed."""
-    source = str(path)
-    try:
-        handle = open(path, "rb")
-    except FileNotFoundError:
-        raise _fail(source, None, "no such file") from None
-    except IsADirectoryError:
-        raise _fail(source, None, "is a directory, not a file") from None
-    except OSError as error:
-        raise _fail(source, None, f"cannot read: {error.strerror}") from None
-    return Events(source, _file_lines(handle), _schema()[1].decode)
+    """The events of a JSON Lines file (`-`: standard input), read a line at a time as consumed."""
+    return Events(label(path), _file_lines(open_binary(path)), _schema()[1].decode)
 
 
 def from_dicts(events: Iterable[Any], source: str = "<events>") -> Events:

@@ -134,3 +134,27 @@ def test_replaying_does_not_load_networkx():
     )
     assert "networkx" not in loaded
     assert "lark" in loaded  # the spec was parsed
+
+
+@pytest.mark.parametrize("command", [["check", "--spec"], ["replay", "trace.jsonl", "--spec"], ["fuzz", "--spec"]])
+def test_with_json_format_unusable_input_still_prints_one_json_document(tmp_path, command):
+    (tmp_path / "trace.jsonl").write_text('{"event": "busy_start"}\n', encoding="utf-8")
+    args = [str(tmp_path / a) if a == "trace.jsonl" else a for a in command]
+    result = run(*args, str(tmp_path / "missing.md"), "--format", "json")
+    assert result.exit_code == 2
+    document = json.loads(result.stdout)
+    assert document["ok"] is False
+    assert document["error"]["file"] == str(tmp_path / "missing.md")
+    assert document["error"]["message"] == "no such file"
+
+
+def test_an_empty_spec_path_says_so():
+    result = run("check", "--spec", "")
+    assert result.exit_code == 2 and "an empty path names no file" in result.stderr
+
+
+def test_load_spec_refuses_what_is_neither_a_path_nor_text():
+    import gapstate
+
+    with pytest.raises(gapstate.GapstateError):
+        gapstate.load_spec(5)

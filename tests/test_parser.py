@@ -72,3 +72,10 @@ def test_an_unclosed_fence_runs_to_the_end_of_the_file():
 def test_a_header_only_table_has_no_rows():
     [finding] = parse_text("```\n# state | event | guards | next | actions\n```\n").findings
     assert (finding.line, finding.message) == (2, "the table has no rows")
+
+
+def test_a_header_below_a_comment_is_pointed_at_not_reported_as_no_table():
+    text = "Prose.\n\n```\n# the table\n# state | event | guards | next | actions\n* | busy_start | - | = | noop\n```\n"
+    [finding] = parse_text(text).findings
+    assert (finding.line, finding.column) == (5, 1)
+    assert "the fenced block at line 3 holds the header at line 5" in finding.message

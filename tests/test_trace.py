@@ -158,3 +158,45 @@ def test_replay_against_a_spec_with_a_syntax_error_is_unusable(tmp_path):
     result = replay(write(tmp_path, GOOD), "--spec", str(spec))
     assert result.exit_code == 2
     assert f"{spec}:3:" in result.stderr and "parse_error" in result.stderr
+
+
+def test_a_trace_can_come_from_standard_input():
+    result = CliRunner().invoke(main, ["replay", "-", "--format", "json"], input=GOOD + "\n")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["final"]["state"] == "OPEN"
+
+
+def test_a_byte_order_mark_on_the_first_line_is_accepted(tmp_path):
+    path = tmp_path / "trace.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + GOOD.encode() + b"\n")
+    assert replay(path).exit_code == 0
+
+
+def test_a_line_that_is_not_utf8_says_so_with_its_column(tmp_path):
+    path = tmp_path / "trace.jsonl"
+    path.write_bytes(GOOD.encode() + b'\n{"event": "busy_start\xff"}\n')
+    assert f"{path}:2:22: not UTF-8" in replay(path).stderr
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_streamed_output_is_what_the_result_renders(tmp_path, fmt):
+    from gapstate.render import replay_json, replay_text
+    from gapstate.trace import from_dicts
+
+    lines = [GOOD, '{"event": "floor_released", "t": 300}', '{"event": "send_ok", "t": 400}', '{"event": "send_ok", "t": 500}']
+    path = write(tmp_path, *lines)
+    api = gapstate.replay(gapstate.load_spec(), [json.loads(line) for line in lines])
+    cli = replay(path, "--format", fmt).stdout
+    if fmt == "json":
+        assert cli == replay_json(api) + "\n"
+        assert json.loads(cli) == api.to_dict()
+    else:
+        assert cli == replay_text(api, {"session_requests": 3, "episode_attempts": 2}, str(path)) + "\n"
+
+
+def test_a_long_trace_streams_every_step_through_the_spool(tmp_path):
+    # 80,000 transcript lines pass the spool's 8 MiB in memory, so it moves to a file.
+    path = write(tmp_path, *(['{"event": "loss_silent"}'] * 80000))
+    result = replay(path)
+    assert result.exit_code == 0
+    assert result.stdout.count("\n") == 80000 + 2

@@ -1,0 +1,58 @@
+"""Opening the files gapstate reads, with one set of messages for what goes wrong.
+
+A path of `-` is standard input. Every failure is a GapstateError naming the
+file, and for a byte that is not UTF-8 its line and column.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import BinaryIO
+
+from .errors import GapstateError
+
+STDIN = "-"
+
+
+def label(path: str | Path) -> str:
+    """How messages name the input."""
+    return "<stdin>" if str(path) == STDIN else str(path)
+
+
+def open_binary(path: str | Path) -> BinaryIO:
+    name = str(path)
+    if name == STDIN:
+        return sys.stdin.buffer
+    if not name:
+        raise GapstateError("an empty path names no file", file="''")
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise GapstateError("no such file", file=name) from None
+    except IsADirectoryError:
+        raise GapstateError("is a directory, not a file", file=name) from None
+    except OSError as error:
+        raise GapstateError(f"cannot read: {error.strerror}", file=name) from None
+
+
+def not_utf8(data: bytes, error: UnicodeDecodeError, name: str, first_line: int = 1) -> GapstateError:
+    """The error for undecodable bytes, at the line and column of the first bad byte."""
+    at = error.start
+    line = first_line + data.count(b"\n", 0, at)
+    column = at - (data.rfind(b"\n", 0, at) + 1) + 1
+    return GapstateError(f"not UTF-8: byte 0x{data[at]:02x} cannot be decoded", file=name, line=line, column=column)
+
+
+def read_text(path: str | Path) -> str:
+    """The whole file as text; a byte-order mark is accepted and dropped."""
+    handle = open_binary(path)
+    try:
+        data = handle.read()
+    finally:
+        if handle is not sys.stdin.buffer:
+            handle.close()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise not_utf8(data, error, label(path)) from None
