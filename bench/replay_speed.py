@@ -17,11 +17,12 @@ from __future__ import annotations
 import json
 import os
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from timing import GAPSTATE, compare
 
 from gapstate.machine import OK, Machine
 from gapstate.replayer import replay
@@ -65,12 +66,6 @@ def write_trace(path: str, count: int, seed: int = 7) -> None:
             written += 1
 
 
-def timed(command: list[str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(command, check=False, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
-
-
 def main() -> None:
     folder = tempfile.mkdtemp()
     path = os.path.join(folder, "trace.jsonl")
@@ -85,9 +80,8 @@ def main() -> None:
     in_process = time.perf_counter() - start
     del events
 
-    command = [sys.executable, "-m", "gapstate", "replay", "--summary", path]
-    baseline = [sys.executable, "-c", JSON_LOADS, path]
-    pairs = [(timed(command), timed(baseline)) for _ in range(RUNS)]
+    command = GAPSTATE + ["replay", "--summary", path]
+    whole = compare(command, [sys.executable, "-c", JSON_LOADS, path], RUNS, folder)
     # peak memory: one more replay, alone in a fresh parent so its maxrss is the replay's own
     probe = subprocess.run(
         [sys.executable, "-c",
@@ -97,14 +91,11 @@ def main() -> None:
     )
     peak_kib = int(probe.stdout.strip())
 
-    replay_median = statistics.median(p[0] for p in pairs)
-    loads_median = statistics.median(p[1] for p in pairs)
-    ratio = statistics.median(p[0] / p[1] for p in pairs)
     print(f"trace: {EVENTS:,} events, {size / 2**20:.1f} MiB; replay ok: {result.ok}, final {result.final.state}")
     print(f"in-process steps per second:            {EVENTS / in_process:12,.0f}")
-    print(f"gapstate replay --summary (median of {RUNS}): {replay_median:8.2f} s")
-    print(f"json.loads line by line (median of {RUNS}):   {loads_median:8.2f} s")
-    print(f"median ratio replay / json.loads:       {ratio:8.2f}   (goal <= 0.6)")
+    print(f"gapstate replay --summary (median of {RUNS}): {whole.command:8.2f} s")
+    print(f"json.loads line by line (median of {RUNS}):   {whole.baseline:8.2f} s")
+    print(f"median ratio replay / json.loads:       {whole.ratio:8.2f}   (goal <= 0.6)")
     print(f"peak memory of gapstate replay:         {peak_kib / 1024:8.1f} MiB (goal < 80)")
 
 
