@@ -8,6 +8,7 @@ imported inside each command, so `classify` never loads lark or networkx and
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any, NoReturn
 
@@ -218,5 +219,18 @@ def fuzz(spec_path: str | None, fmt: str, examples: int, seed: int | None, max_e
     sys.exit(0 if result.ok and not (require_coverage and result.missed) else 1)
 
 
+def entry() -> None:
+    """The console script: `main`, minus tracebacks for a closed pipe or Ctrl-C."""
+    try:
+        main(prog_name="gapstate")
+    except BrokenPipeError:
+        # The reader went away (`gapstate replay t.jsonl | head`); silence the
+        # interpreter's own flush of stdout at exit, as the Python docs advise.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    entry()
