@@ -49,6 +49,8 @@ def replay(spec: Any, events: Iterable[dict[str, Any]]) -> Any:
     from .replayer import replay as run
     from .trace import from_dicts
 
+    if isinstance(events, (str, bytes, dict)) or not hasattr(events, "__iter__"):
+        raise GapstateError(f"replay takes an iterable of event dicts, not {type(events).__name__}")
     return run(_spec(spec), from_dicts(events))
 
 

@@ -120,7 +120,8 @@ def fuzz(
             progress()
         if result.error is not None:
             error = result.error
-            found.append(Counterexample(tuple(trace), error.kind, error.message, error.index))
+            # the events after the one that broke the rule are not part of the story
+            found.append(Counterexample(tuple(trace[: error.index + 1]), error.kind, error.message, error.index))
             raise _Broken(error.message)
 
     run = with_seed(seed)(replays_without_breaking_a_rule)

@@ -97,6 +97,10 @@ def validate(table: Table) -> list[Finding]:
         negative = {lit.guard for lit in row.guards if not lit.positive}
         for guard in sorted(positive & negative):
             findings.append(Contradiction(row.line, row.guards_column, guard=guard))
+    if table.initial is None:
+        findings.append(
+            ParseError(table.header_line, 1, text="no row names a state (every row starts from `*`): the first state named is the initial one")
+        )
     findings.extend(_cap_findings(table))
     return findings
 

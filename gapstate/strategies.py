@@ -32,6 +32,7 @@ __all__ = ["any_traces", "events", "traces"]
 _IDS = tuple(f"iv-{n}" for n in range(1, 7))
 _GAPS = (0, 0, 1, 5, 40, 250, 1000)  # ms between events: equal times are common
 _GAP = st.integers(0, len(_GAPS) - 1)
+_MORE = st.integers(0, 255)  # 0 stops the trace: long traces, and stopping is what shrinks
 
 
 def _spec(spec: Any) -> Spec:
@@ -93,8 +94,25 @@ def _choice(session: Session, name: str, way: str | None) -> bool | None:
     return way == _AFTER
 
 
-def traces(spec: Any = None, max_size: int = 60, min_size: int = 0) -> st.SearchStrategy[list[dict[str, Any]]]:
-    """Well-formed traces of at most `max_size` events (plus an optional `session_end`).
+def _pick(draw: st.DrawFn, tiers: tuple[list[int], ...], count: int) -> int:
+    """A move, as its index in the fixed list of moves.
+
+    Two thirds of the time the move must change the configuration, and half
+    of those the state too, so that traces get deep enough to spend the caps
+    instead of drowning in notes. The move is named by its fixed position
+    (the first accepted move at or after a drawn index), not by its place
+    among the moves accepted now: deleting an earlier event then leaves the
+    later ones what they were, which is what lets a failure shrink to a
+    short trace. Both draws shrink towards "any move, the first one".
+    """
+    tier = draw(st.integers(0, 2))
+    candidates = next(t for t in (tiers[tier], tiers[1], tiers[0]) if t)
+    start = draw(st.integers(0, count - 1))
+    return next((index for index in candidates if index >= start), candidates[0])
+
+
+def traces(spec: Any = None, max_size: int = 60) -> st.SearchStrategy[list[dict[str, Any]]]:
+    """Well-formed traces of at most `max_size` events, the last one maybe `session_end`.
 
     Built by walking the table: each event is drawn among the moves the
     table accepts from the configuration reached so far, so every trace
@@ -107,55 +125,62 @@ def traces(spec: Any = None, max_size: int = 60, min_size: int = 0) -> st.Search
     moves = _moves(tuple(name for name in _event_names(_spec(spec)) if name != "session_end"))
 
     @st.composite
+    def step(draw: st.DrawFn, session: Session, t: int, first: bool) -> tuple[dict[str, Any], int] | None:
+        """One more event and its time, or None to stop: one span, so the shrinker can delete it whole."""
+        if not draw(_MORE):
+            return None
+        tiers: tuple[list[int], list[int], list[int]] = ([], [], [])
+        for index, (name, way) in enumerate(moves):
+            choice = _choice(session, name, way)
+            if choice is None:
+                continue
+            outcome = machine.step(session.config, name, choice)
+            if outcome.status == OK:
+                tiers[0].append(index)
+                if outcome.config != session.config:
+                    tiers[1].append(index)
+                if outcome.config.state != session.config.state:
+                    tiers[2].append(index)
+        if not tiers[0]:
+            return None
+        name, way = moves[_pick(draw, tiers, len(moves))]
+        previous = t
+        t += _GAPS[draw(_GAP)]
+        item: dict[str, Any] = {"event": name, "t": t}
+        if way == _FRESH:
+            item["id"] = next((i for i in _IDS if i not in session.seen), f"iv-{len(session.seen) + 1}")
+        elif way == _REPEAT:
+            item["id"] = draw(st.sampled_from(sorted(session.seen)))
+        elif name == "evidence_turn":
+            reference = _reference(session)
+            if reference is None:
+                item["speech_start"] = draw(st.integers(min_value=0, max_value=t))
+            elif way == _AFTER:
+                item["speech_start"] = reference + draw(st.integers(min_value=1, max_value=300))
+                t = item["t"] = max(t, item["speech_start"])
+            elif way == _AT or reference == 0:
+                item["speech_start"] = reference
+            else:
+                item["speech_start"] = reference - draw(st.integers(min_value=1, max_value=reference))
+        if not first and t == previous and draw(st.booleans()):
+            del item["t"]  # absent: the previous event's time
+        return item, t
+
+    @st.composite
     def build(draw: st.DrawFn) -> list[dict[str, Any]]:
         session = Session(machine)
         trace: list[dict[str, Any]] = []
         t = 0
-        for _ in range(draw(st.integers(min_value=min_size, max_value=max_size))):
-            if session.config.ended:
+        while len(trace) < max_size - 1 and not session.config.ended:  # room for session_end
+            drawn = draw(step(session, t, not trace))
+            if drawn is None:
                 break
-            allowed, productive = [], []
-            for name, way in moves:
-                choice = _choice(session, name, way)
-                if choice is None:
-                    continue
-                outcome = machine.step(session.config, name, choice)
-                if outcome.status == OK:
-                    allowed.append((name, way))
-                    if outcome.config != session.config:
-                        productive.append((name, way))
-            if not allowed:
-                break
-            # Moves that change the configuration weigh three times as much,
-            # so that traces get deep enough to spend the caps instead of
-            # drowning in notes. One integer draw per choice keeps generation
-            # cheap: Hypothesis' draws are most of a fuzz run's time.
-            pool = productive * 3 + allowed
-            name, way = pool[draw(st.integers(0, len(pool) - 1))]
-            previous = t
-            t += _GAPS[draw(_GAP)]
-            item: dict[str, Any] = {"event": name, "t": t}
-            if way == _FRESH:
-                item["id"] = next((i for i in _IDS if i not in session.seen), f"iv-{len(session.seen) + 1}")
-            elif way == _REPEAT:
-                item["id"] = draw(st.sampled_from(sorted(session.seen)))
-            elif name == "evidence_turn":
-                reference = _reference(session)
-                if reference is None:
-                    item["speech_start"] = draw(st.integers(min_value=0, max_value=t))
-                elif way == _AFTER:
-                    item["speech_start"] = reference + draw(st.integers(min_value=1, max_value=300))
-                    t = item["t"] = max(t, item["speech_start"])
-                elif way == _AT or reference == 0:
-                    item["speech_start"] = reference
-                else:
-                    item["speech_start"] = reference - draw(st.integers(min_value=1, max_value=reference))
-            if trace and t == previous and draw(st.booleans()):
-                del item["t"]  # absent: the previous event's time
+            item, t = drawn
             outcome = session.feed(SimpleNamespace(**{"id": None, "speech_start": None, **item, "t": t}))
             assert outcome.status == OK, (item, outcome.status)
             trace.append(item)
-        if not session.config.ended and draw(st.booleans()):
+        ending = machine.step(session.config, "session_end").status == OK
+        if ending and draw(st.booleans()):
             trace.append({"event": "session_end", "t": t + _GAPS[draw(_GAP)]})
         return trace
 
@@ -184,4 +209,7 @@ def any_traces(spec: Any = None, max_size: int = 30) -> st.SearchStrategy[list[A
         },
     )
     item = st.one_of(events(spec), labelled, labelled, loose, scalar, st.lists(scalar, max_size=3))
-    return st.one_of(traces(spec, max_size=max_size), st.lists(item, max_size=max_size))
+    # Well-formed events in any order, times left out so they never go back:
+    # what an interpreter must refuse as invalid_event or after_session_end.
+    unordered = st.lists(events(spec).map(lambda e: {k: v for k, v in e.items() if k != "t"}), max_size=max_size)
+    return st.one_of(traces(spec, max_size=max_size), unordered, st.lists(item, max_size=max_size))

@@ -367,3 +367,24 @@ def test_findings_come_in_line_order():
     text = variant("CLEAR | busy_end | - | = | noop", "", text)
     lines = [f.line for f in check_text(text).findings]
     assert lines == sorted(lines)
+
+
+def test_settling_a_request_that_no_longer_stands_breaks_settle_without_evidence():
+    # DUE after an undelivered request: post_send can hold (something was
+    # committed) but the request went undelivered, so nothing may settle.
+    text = variant("DUE | evidence_turn | - | = | noop", "DUE | evidence_turn | post_send | CLEAR | settle\nDUE | evidence_turn | !post_send | = | noop")
+    found = [f for f in check_text(text).findings if f.kind == "rule"]
+    assert [f.rule for f in found] == ["settle-without-evidence"]
+    assert found[0].line == line_of(text, "DUE | evidence_turn | post_send")
+
+
+def test_committing_on_a_send_ok_with_no_send_in_flight_breaks_commit_without_send_result():
+    text = variant("REQUESTED | send_ok | - | = | invalid", "REQUESTED | send_ok | - | = | commit_request")
+    found = [f for f in check_text(text).findings if f.kind == "rule" and f.rule == "commit-without-send-result"]
+    assert [f.line for f in found] == [line_of(text, "REQUESTED | send_ok | - | = | commit_request")]
+
+
+def test_a_table_whose_states_are_all_wildcards_has_no_initial_state():
+    text = table(*(f"* | {e} | - | = | noop" for e in ("loss_silent", "busy_start")))
+    [finding] = check_text(text).findings
+    assert finding.kind == "parse_error" and "no row names a state" in finding.message

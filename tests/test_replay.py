@@ -583,3 +583,23 @@ def test_a_table_that_cannot_be_stepped_is_unusable_input():
     with pytest.raises(gapstate.GapstateError) as caught:
         run("busy_end", spec=spec)
     assert caught.value.line is not None and "unknown_name" in str(caught.value)
+
+
+def test_evidence_must_follow_an_unseen_loss_that_arrived_after_the_commit():
+    # With a table where a loss in REQUESTED merges instead of reopening, the
+    # last unseen loss can come after the commit: speech must follow it too.
+    spec = gapstate.load_spec(
+        variant("REQUESTED | loss_voiced | !dup | OPEN | reopen_gap", "REQUESTED | loss_voiced | !dup | = | merge_gap")
+    )
+    trace = COMMITTED + ["loss_voiced iv-2 @500"]
+    early = ok(run(*trace, "evidence_turn speech=400 @600", spec=spec))
+    assert early.steps[-1]["guards"] == {"post_send": False}
+    at = ok(run(*trace, "evidence_turn speech=500 @600", spec=spec))
+    assert at.steps[-1]["guards"] == {"post_send": False}
+    late = ok(run(*trace, "evidence_turn speech=501 @600", spec=spec))
+    assert late.steps[-1]["actions"] == ["settle"]
+
+
+def test_the_api_refuses_events_that_are_not_an_iterable_of_dicts():
+    with pytest.raises(gapstate.GapstateError):
+        gapstate.replay(SPEC, 5)
