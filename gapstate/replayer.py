@@ -184,9 +184,7 @@ def replay(
             line = getattr(events, "line", index + 1)
             error = ReplayError(index, "rule", f"row at line {outcome.row.line} breaks {broken}", line)
             break
-    total = index + 1
-    for total, _ in enumerate(iterator, start=total + 1):  # validate the rest
-        pass
+    total = index + 1 + sum(1 for _ in iterator)  # reading the rest validates it
     return ReplayResult(tuple(steps) if steps is not None else None, session.config, error, total)
 
 

@@ -181,7 +181,6 @@ def test_a_line_that_is_not_utf8_says_so_with_its_column(tmp_path):
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_streamed_output_is_what_the_result_renders(tmp_path, fmt):
     from gapstate.render import replay_json, replay_text
-    from gapstate.trace import from_dicts
 
     lines = [GOOD, '{"event": "floor_released", "t": 300}', '{"event": "send_ok", "t": 400}', '{"event": "send_ok", "t": 500}']
     path = write(tmp_path, *lines)
