@@ -294,9 +294,7 @@ def validate(report: Any) -> Report:
     """
     found = problems(report)
     if found:
-        error = GapstateError("\n".join(str(problem) for problem in found))
-        error.problems = tuple(found)  # type: ignore[attr-defined]
-        raise error
+        raise GapstateError("\n".join(str(problem) for problem in found), problems=tuple(found))
     return Report(
         answer_key=tuple(report["answer_key"]),
         arms=tuple(_arm(arm, report["answer_key"]) for arm in report["arms"]),

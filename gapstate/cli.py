@@ -173,7 +173,7 @@ def classify(report_path: str, fmt: str) -> None:
     try:
         result = judge(report)
     except GapstateError as error:
-        located = sorted(problem_lines(text, getattr(error, "problems", ())), key=lambda p: (p[0], p[1]))
+        located = sorted(problem_lines(text, error.problems), key=lambda p: (p[0], p[1]))
         count = f"{len(located)} problem{'s' if len(located) != 1 else ''}"
         problems = [
             {"line": line, "column": column, "path": format_path(problem.path), "message": problem.expected}

@@ -130,7 +130,7 @@ def _compile(row: Row) -> Compiled:
         action = ACTIONS[name]
         effects.extend((_FIELD[counter], True, delta) for counter, delta in action.add.items())
         effects.extend((index, False, value) for index, value in _pairs(action.sets))
-    named = tuple(sorted({lit.guard for lit in row.guards}, key=_guard_order))
+    named = guard_names((row,))
     rules = tuple(rule for rule in RULES if rule.concerns(row.event, row.actions))
     return Compiled(row, named, tuple(effects), bool(COMMITS.intersection(row.actions)), rules)
 
@@ -138,8 +138,26 @@ def _compile(row: Row) -> Compiled:
 _GUARD_INDEX = {name: i for i, name in enumerate(GUARDS)}
 
 
-def _guard_order(name: str) -> int:
-    return _GUARD_INDEX[name]
+def guard_names(rows: tuple[Row, ...]) -> tuple[str, ...]:
+    """The guards the rows name, in vocabulary order."""
+    return tuple(sorted({lit.guard for row in rows for lit in row.guards}, key=_GUARD_INDEX.__getitem__))
+
+
+def valuations(
+    table: Table, state: str, event: str
+) -> tuple[tuple[str, ...], list[tuple[tuple[bool, ...], list[Row]]]]:
+    """The guards the rows of (state, event) name, and for every valuation of them the rows it matches.
+
+    The one enumeration both the machine (first matching row) and the proof
+    (none: not total; two: ambiguous) read.
+    """
+    rows = table.rows_for(state, event)
+    names = guard_names(rows)
+    out = []
+    for values in product((False, True), repeat=len(names)):
+        valuation = dict(zip(names, values))
+        out.append((values, [r for r in rows if all(valuation[lit.guard] == lit.positive for lit in r.guards)]))
+    return names, out
 
 
 def compile_pair(
@@ -149,13 +167,5 @@ def compile_pair(
 
     An ambiguous valuation goes to the row written first; `check` reports it.
     """
-    rows = table.rows_for(state, event)
-    names = tuple(sorted({lit.guard for r in rows for lit in r.guards}, key=_guard_order))
-    lookup: dict[tuple[bool, ...], Row] = {}
-    for values in product((False, True), repeat=len(names)):
-        valuation = dict(zip(names, values))
-        for row in rows:
-            if all(valuation[lit.guard] == lit.positive for lit in row.guards):
-                lookup[values] = row
-                break
-    return names, lookup
+    names, matches = valuations(table, state, event)
+    return names, {values: rows[0] for values, rows in matches if rows}

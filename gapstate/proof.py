@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from itertools import combinations, product
+from itertools import combinations
 from typing import Any, NamedTuple
 
 import networkx as nx
 
 from .findings import Ambiguous, Finding, NotTotal, RuleBroken, StaleAllowance, Unreachable
-from .machine import OK, Machine, _guard_order
+from .machine import OK, Machine, valuations
 from .semantics import EVENTS, RULES, Config
 from .spec import Spec
-from .table import Row, Table, format_guards, Literal
+from .table import Literal, Row, Table, format_guards
 from .trace import concretize
 
 _RULES = {rule.id: rule for rule in RULES}
@@ -104,7 +104,7 @@ def check(spec: Spec) -> CheckResult:
         reach, allowed = reachability(table, exploration, explained)
         findings.extend(reach)
         stats["unreachable_allowed"] = allowed
-        findings.extend(rule_findings(table, exploration))
+        findings.extend(rule_findings(exploration))
     findings.sort(key=lambda f: f.sort_key)
     return CheckResult(spec.path, stats, tuple(findings))
 
@@ -116,20 +116,17 @@ def coverage(table: Table) -> list[Finding]:
     for state in table.states:
         for event in EVENTS:
             rows = table.rows_for(state, event)
-            names = sorted({lit.guard for r in rows for lit in r.guards}, key=_guard_order)
+            names, matches = valuations(table, state, event)
             uncovered: tuple[tuple[str, bool], ...] | None = None
-            for values in product((False, True), repeat=len(names)):
-                valuation = dict(zip(names, values))
-                matching = [r for r in rows if _matches(r, valuation)]
+            for values, matching in matches:
+                valuation = tuple(zip(names, values))
                 if not matching and uncovered is None:
-                    uncovered = tuple(valuation.items())
+                    uncovered = valuation
                 for a, b in combinations(matching, 2):
                     pair = (a.line, b.line)
                     if pair not in reported:
                         reported.add(pair)
-                        findings.append(
-                            Ambiguous(b.line, 1, rows=pair, state=state, event=event, valuation=tuple(valuation.items()))
-                        )
+                        findings.append(Ambiguous(b.line, 1, rows=pair, state=state, event=event, valuation=valuation))
             if uncovered is not None:
                 cube = _widen(uncovered, rows)
                 suggestion = f"{state} | {event} | {format_guards(cube)} | ? | ?"
@@ -144,10 +141,6 @@ def coverage(table: Table) -> list[Finding]:
                     )
                 )
     return findings
-
-
-def _matches(row: Row, valuation: dict[str, bool]) -> bool:
-    return all(valuation[lit.guard] == lit.positive for lit in row.guards)
 
 
 def _widen(valuation: tuple[tuple[str, bool], ...], rows: tuple[Row, ...]) -> tuple[Literal, ...]:
@@ -232,7 +225,7 @@ def reachability(table: Table, exploration: Exploration, skip: set[int]) -> tupl
     return findings, held
 
 
-def rule_findings(table: Table, exploration: Exploration) -> list[Finding]:
+def rule_findings(exploration: Exploration) -> list[Finding]:
     """One `rule` finding per (rule, row) broken, with its shortest trace.
 
     The trace reaches the breaking step along steps that break nothing, so

@@ -15,7 +15,7 @@ from typing import Any
 from .errors import GapstateError
 from .machine import ENDED, INVALID, OK, Machine, Outcome
 from .semantics import COUNTERS, RULES, Config
-from .spec import Spec
+from .spec import BLOCKING, Spec
 
 _DESCRIPTIONS = {rule.id: rule.description for rule in RULES}
 
@@ -96,7 +96,7 @@ def machine_for(spec: Spec) -> Machine:
     if cached is not None and cached[0] is spec.table:
         return cached[1]
     if not spec.steppable:
-        first = next(f for f in spec.findings if f.kind in ("parse_error", "unknown_name", "bad_cap"))
+        first = next(f for f in spec.findings if f.kind in BLOCKING)
         raise GapstateError(
             f"the table cannot be replayed: {first.kind}: {first.message} (run `gapstate check`)",
             file=spec.path,
