@@ -1,56 +1,58 @@
 """The catalogue of what `gapstate check` can find wrong with a table.
 
-One small class per kind, as in pyflakes' messages: each record carries its
-spec line and column and builds its own message, so the proof only appends
-records and only the CLI decides how to show them. `kind` is the stable
-name used in JSON output and in tests; it is never reused for something
-else. Plain classes rather than dataclasses: they cost nothing to define,
-and this module is on the path of every `gapstate check`.
+One small class per kind, as in pyflakes' messages: each record has its
+spec line and column, its own named fields and a message template that only
+it fills in, so the proof and the spec only append records, a misspelt field
+fails where the record is built, and only the CLI decides how to show them.
+`kind` is the stable name used in JSON output and in tests; it is never
+reused for something else. Where one kind has several causes (a bad cap, a
+stale allowance, a parse error), the cause is a member of a small Enum whose
+value is the template. Plain slotted classes rather than dataclasses: they
+cost nothing to define, and this module is on the path of every
+`gapstate check`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from enum import Enum
+from typing import Any, ClassVar
+
+from .semantics import COUNTERS, MAX_CAP
+
+Valuation = tuple[tuple[str, bool], ...]
 
 
-def _valuation_text(valuation: tuple[tuple[str, bool], ...]) -> str:
+def _valuation_text(valuation: Valuation) -> str:
     shown = ", ".join(f"{g}={'true' if v else 'false'}" for g, v in valuation)
     return f" when {shown}" if shown else ""
 
 
 class Finding:
-    """A defect of the spec at one line; subclasses say which kind.
+    """A defect of the spec at one line; subclasses say which kind and hold its fields.
 
-    Kind-specific data are keyword arguments, readable as attributes
-    (`finding.state`); those named in `exported` also go into the JSON form.
+    `template` is formatted with `parts()`: the record's own fields, plus
+    whatever a subclass derives from them. The fields named in `exported`
+    go into the JSON form, as `export()` gives them.
     """
 
-    kind = "finding"
-    exported: tuple[str, ...] = ()
-    __slots__ = ("line", "column", "data")
+    kind: ClassVar[str] = "finding"
+    template: ClassVar[str] = ""
+    exported: ClassVar[tuple[str, ...]] = ()
+    __slots__ = ("line", "column")
 
-    def __init__(self, line: int, column: int = 1, **data: Any):
+    def __init__(self, line: int, column: int = 1):
         self.line = line
         self.column = column
-        self.data = data
 
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self.data[name]
-        except KeyError:
-            raise AttributeError(name) from None
+    def parts(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in type(self).__slots__}
 
     @property
     def message(self) -> str:
-        return self.data["text"]
+        return self.template.format(**self.parts())
 
-    def export(self, name: str) -> Any:
-        value = self.data[name]
-        if name == "valuation":
-            return dict(value)
-        if isinstance(value, tuple):
-            return [dict(v) if isinstance(v, dict) else v for v in value]
-        return value
+    def export(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.exported}
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -59,134 +61,237 @@ class Finding:
             "column": self.column,
             "message": self.message,
         }
-        out.update((name, self.export(name)) for name in self.exported)
+        out.update(self.export())
         return out
-
-    def __getitem__(self, key: str) -> Any:
-        return self.to_dict()[key]
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Finding) and self.to_dict() == other.to_dict()
-
-    def __hash__(self) -> int:
-        return hash((self.kind, self.line, self.column, self.message))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(line={self.line}, column={self.column}, message={self.message!r})"
 
     @property
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[int, int, int, str]:
         return (self.line, self.column, KINDS.index(self.kind), self.message)
 
 
+class ParseProblem(Enum):
+    """Why the text is not a table; each value is its message template."""
+
+    NO_TABLE = "no transition table: expected a fenced code block whose first line is `{detail}`"
+    MISPLACED_HEADER = (
+        "no transition table: the fenced block at line {other} holds the header at line "
+        "{line}, but the header must be the block's first non-blank line"
+    )
+    SECOND_TABLE = "a second transition table (the first starts at line {other}); keep exactly one"
+    NO_ROWS = "the table has no rows"
+    SYNTAX = "{detail}"
+    INVALID_NOT_ALONE = "`invalid` stands alone, with `=` as the next state: the event cannot occur here"
+    NO_INITIAL_STATE = "no row names a state (every row starts from `*`): the first state named is the initial one"
+
+
 class ParseError(Finding):
-    """The spec's text is not a table: no block, two blocks, or a bad line."""
+    """The spec's text is not a table: no block, two blocks, or a bad line.
+
+    `detail` is the expected header (NO_TABLE) or the parser's own
+    diagnostic (SYNTAX); `other` the other line a reason names.
+    """
 
     kind = "parse_error"
-    __slots__ = ()
+    __slots__ = ("reason", "detail", "other")
+
+    def __init__(self, line: int, column: int, reason: ParseProblem, detail: str = "", other: int = 0):
+        super().__init__(line, column)
+        self.reason = reason
+        self.detail = detail
+        self.other = other
+
+    @property
+    def message(self) -> str:
+        return self.reason.value.format(line=self.line, detail=self.detail, other=self.other)
 
 
 class UnknownName(Finding):
     """A row names an event, guard, action or next state nobody defines."""
 
     kind = "unknown_name"
+    template = "unknown {role} '{name}'{hint}; expected one of: {choices}"
     exported = ("name", "role")
-    __slots__ = ()
+    __slots__ = ("role", "name", "known", "unentered")
 
-    @property
-    def message(self) -> str:
-        hint = f"; {self.data['hint']}" if self.data.get("hint") else ""
-        return f"unknown {self.role} '{self.name}'{hint}; expected one of: {', '.join(self.known)}"
+    def __init__(self, line: int, column: int, role: str, name: str, known: tuple[str, ...], unentered: bool = False):
+        super().__init__(line, column)
+        self.role = role
+        self.name = name
+        self.known = known
+        self.unentered = unentered  # a state no row leads to: the likely typo
+
+    def parts(self) -> dict[str, Any]:
+        hint = "; no row leads to it" if self.unentered else ""
+        return {"role": self.role, "name": self.name, "hint": hint, "choices": ", ".join(self.known)}
+
+
+class CapProblem(Enum):
+    """Why a cap is bad; each value is its message template."""
+
+    UNKNOWN_COUNTER = "unknown counter '{counter}'; expected one of: {counters}"
+    ALREADY_CAPPED = "'{counter}' is already capped at line {value}"
+    NOT_POSITIVE = "the cap of '{counter}' must be a positive whole number, not {value}"
+    TOO_LARGE = "the cap of '{counter}' is {value}; gapstate explores caps up to {max_cap}"
+    UNCAPPED = "counter '{counter}' has no cap; add `@cap {counter} N` to the table"
 
 
 class BadCap(Finding):
-    """A `@cap` line the vocabulary cannot use, or a counter left without a cap."""
+    """A `@cap` line the vocabulary cannot use, or a counter left without a cap.
+
+    `value` is the cap given, or for ALREADY_CAPPED the line of the first cap.
+    """
 
     kind = "bad_cap"
-    __slots__ = ()
+    __slots__ = ("reason", "counter", "value")
+
+    def __init__(self, line: int, column: int, reason: CapProblem, counter: str, value: int = 0):
+        super().__init__(line, column)
+        self.reason = reason
+        self.counter = counter
+        self.value = value
+
+    @property
+    def message(self) -> str:
+        return self.reason.value.format(
+            counter=self.counter, value=self.value, counters=", ".join(COUNTERS), max_cap=MAX_CAP
+        )
 
 
 class Contradiction(Finding):
     """A row whose guards require a guard to be both true and false."""
 
     kind = "contradiction"
-    __slots__ = ()
+    template = "the guards require both '{guard}' and '!{guard}', so this row can never match"
+    __slots__ = ("guard",)
 
-    @property
-    def message(self) -> str:
-        return (
-            f"the guards require both '{self.guard}' and '!{self.guard}', "
-            "so this row can never match"
-        )
+    def __init__(self, line: int, column: int, guard: str):
+        super().__init__(line, column)
+        self.guard = guard
 
 
 class NotTotal(Finding):
     """Some guard valuation of a (state, event) pair is matched by no row."""
 
     kind = "not_total"
+    template = "no row covers {state} | {event}{when}; add a row such as `{suggestion}`"
     exported = ("state", "event", "valuation")
-    __slots__ = ()
+    __slots__ = ("state", "event", "valuation", "suggestion")
 
-    @property
-    def message(self) -> str:
-        return (
-            f"no row covers {self.state} | {self.event}{_valuation_text(self.valuation)}; "
-            f"add a row such as `{self.suggestion}`"
-        )
+    def __init__(self, line: int, column: int, state: str, event: str, valuation: Valuation, suggestion: str):
+        super().__init__(line, column)
+        self.state = state
+        self.event = event
+        self.valuation = valuation
+        self.suggestion = suggestion
+
+    def parts(self) -> dict[str, Any]:
+        return {**super().parts(), "when": _valuation_text(self.valuation)}
+
+    def export(self) -> dict[str, Any]:
+        return {"state": self.state, "event": self.event, "valuation": dict(self.valuation)}
 
 
 class Ambiguous(Finding):
     """Two rows match the same (state, event, guard valuation)."""
 
     kind = "ambiguous"
+    template = "rows at lines {first} and {second} both match {state} | {event}{when}"
     exported = ("rows", "state", "event", "valuation")
-    __slots__ = ()
+    __slots__ = ("rows", "state", "event", "valuation")
 
-    @property
-    def message(self) -> str:
+    def __init__(self, line: int, column: int, rows: tuple[int, int], state: str, event: str, valuation: Valuation):
+        super().__init__(line, column)
+        self.rows = rows
+        self.state = state
+        self.event = event
+        self.valuation = valuation
+
+    def parts(self) -> dict[str, Any]:
         first, second = self.rows
-        return (
-            f"rows at lines {first} and {second} both match "
-            f"{self.state} | {self.event}{_valuation_text(self.valuation)}"
-        )
+        return {**super().parts(), "first": first, "second": second, "when": _valuation_text(self.valuation)}
+
+    def export(self) -> dict[str, Any]:
+        return {"rows": list(self.rows), "state": self.state, "event": self.event, "valuation": dict(self.valuation)}
 
 
 class Unreachable(Finding):
     """A row that no reachable configuration fires and no `@unreachable` allows."""
 
     kind = "unreachable"
-    __slots__ = ()
+    template = (
+        "row `{row}` fires on no reachable configuration; remove it, "
+        "fix the rows that should lead to it, or allow it with @unreachable"
+    )
+    __slots__ = ("row",)
 
-    @property
-    def message(self) -> str:
-        return (
-            f"row `{self.row}` fires on no reachable configuration; remove it, "
-            "fix the rows that should lead to it, or allow it with @unreachable"
-        )
+    def __init__(self, line: int, column: int, row: str):
+        super().__init__(line, column)
+        self.row = row  # the row as written
+
+
+class AllowanceProblem(Enum):
+    """Why an `@unreachable` line is stale; each value is its message template."""
+
+    NAMES_NO_ROW = "`@unreachable {allowance}` names no row of the table"
+    ALREADY_ALLOWED = "row at line {row} is already allowed at line {first}"
+    ROW_INVALID = "row at line {row} is `invalid`, which never fires; it needs no allowance"
+    ROW_FIRES = "row at line {row} does fire on a reachable configuration; remove this allowance"
 
 
 class StaleAllowance(Finding):
-    """An `@unreachable` line that allows a row which fires, or no row at all."""
+    """An `@unreachable` line that allows a row which fires, or no row at all.
+
+    `row` is the line of the row it names (0 when none), `first` the line
+    of the allowance that already allows it.
+    """
 
     kind = "stale_allowance"
-    __slots__ = ()
+    __slots__ = ("reason", "allowance", "row", "first")
+
+    def __init__(self, line: int, column: int, reason: AllowanceProblem, allowance: str, row: int = 0, first: int = 0):
+        super().__init__(line, column)
+        self.reason = reason
+        self.allowance = allowance  # the allowance as written, after `@unreachable `
+        self.row = row
+        self.first = first
+
+    @property
+    def message(self) -> str:
+        return self.reason.value.format(allowance=self.allowance, row=self.row, first=self.first)
 
 
 class RuleBroken(Finding):
     """A reachable step breaks one of the seed's rules; `trace` replays it."""
 
     kind = "rule"
+    template = "{rule}: {description} (shortest trace: {count} event{plural}{first})"
     exported = ("rule", "trace")
-    __slots__ = ()
+    __slots__ = ("rule", "description", "trace", "detour")
 
-    @property
-    def message(self) -> str:
+    def __init__(
+        self, line: int, column: int, rule: str, description: str, trace: tuple[dict[str, Any], ...], detour: bool
+    ):
+        super().__init__(line, column)
+        self.rule = rule
+        self.description = description
+        self.trace = trace
+        self.detour = detour  # every way there breaks another rule first
+
+    def parts(self) -> dict[str, Any]:
         count = len(self.trace)
-        first = "; every way there breaks another rule first" if self.data.get("detour") else ""
-        return (
-            f"{self.rule}: {self.description} "
-            f"(shortest trace: {count} event{'s' if count != 1 else ''}{first})"
-        )
+        return {
+            "rule": self.rule,
+            "description": self.description,
+            "count": count,
+            "plural": "s" if count != 1 else "",
+            "first": "; every way there breaks another rule first" if self.detour else "",
+        }
+
+    def export(self) -> dict[str, Any]:
+        return {"rule": self.rule, "trace": [dict(event) for event in self.trace]}
 
 
 CATALOGUE: tuple[type[Finding], ...] = (

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from lark import Lark, Token, Tree, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-from .findings import Finding, ParseError
+from .findings import Finding, ParseError, ParseProblem
 from .table import Allowance, Cap, Literal, Name, Row, Table
 
 GRAMMAR = Path(__file__).with_name("table.lark")
@@ -150,33 +150,13 @@ def parse_text(text: str) -> Parsed:
         misplaced = _misplaced_header(lines)
         if misplaced is not None:
             fence, header = misplaced
-            text = (
-                f"no transition table: the fenced block at line {fence} holds the header at line "
-                f"{header}, but the header must be the block's first non-blank line"
-            )
-            return Parsed(None, (ParseError(line=header, column=1, text=text),))
-        return Parsed(
-            None,
-            (
-                ParseError(
-                    line=1,
-                    column=1,
-                    text=f"no transition table: expected a fenced code block whose first line is `{HEADER}`",
-                ),
-            ),
-        )
+            return Parsed(None, (ParseError(header, 1, ParseProblem.MISPLACED_HEADER, other=fence),))
+        return Parsed(None, (ParseError(1, 1, ParseProblem.NO_TABLE, detail=HEADER),))
     if len(blocks) > 1:
         first = blocks[0][1]
         return Parsed(
             None,
-            tuple(
-                ParseError(
-                    line=header_line,
-                    column=1,
-                    text=f"a second transition table (the first starts at line {first}); keep exactly one",
-                )
-                for _, header_line, _ in blocks[1:]
-            ),
+            tuple(ParseError(header_line, 1, ParseProblem.SECOND_TABLE, other=first) for _, header_line, _ in blocks[1:]),
         )
     start, header_line, content = blocks[0]
     return _parse_block(start, header_line, content)
@@ -216,10 +196,7 @@ def _parse_block(start: int, header_line: int, content: list[str]) -> Parsed:
     if findings:
         return Parsed(None, tuple(findings))
     if not rows:
-        return Parsed(
-            None,
-            (ParseError(line=header_line, column=1, text="the table has no rows"),),
-        )
+        return Parsed(None, (ParseError(header_line, 1, ParseProblem.NO_ROWS),))
     return Parsed(Table.build(header_line, tuple(rows), tuple(caps), tuple(allowances)), ())
 
 
@@ -312,4 +289,4 @@ def _syntax_finding(parser: Lark, error: UnexpectedInput, rule: str, text: str, 
     detail = f"expected {' or '.join(words)}, found {found}" if words else f"unexpected {found}"
     label = _label(parser, error, rule)
     message = f"{label}: {detail}" if label else detail
-    return ParseError(line=line, column=column, text=message)
+    return ParseError(line, column, ParseProblem.SYNTAX, detail=message)

@@ -17,7 +17,16 @@ from typing import Any, NamedTuple
 
 import networkx as nx
 
-from .findings import Ambiguous, Finding, NotTotal, RuleBroken, StaleAllowance, Unreachable
+from .findings import (
+    AllowanceProblem,
+    Ambiguous,
+    Contradiction,
+    Finding,
+    NotTotal,
+    RuleBroken,
+    StaleAllowance,
+    Unreachable,
+)
 from .machine import OK, Machine, valuations
 from .semantics import EVENTS, RULES, Config
 from .spec import Spec
@@ -100,7 +109,7 @@ def check(spec: Spec) -> CheckResult:
         stats["configurations"] = exploration.graph.number_of_nodes()
         # Rows already reported as contradictory or ambiguous do not fire for
         # the reason those findings give; calling them unreachable too is noise.
-        explained = {f.line for f in findings if f.kind in ("contradiction", "ambiguous")}
+        explained = {f.line for f in findings if isinstance(f, (Contradiction, Ambiguous))}
         reach, allowed = reachability(table, exploration, explained)
         findings.extend(reach)
         stats["unreachable_allowed"] = allowed
@@ -126,7 +135,7 @@ def coverage(table: Table) -> list[Finding]:
                     pair = (a.line, b.line)
                     if pair not in reported:
                         reported.add(pair)
-                        findings.append(Ambiguous(b.line, 1, rows=pair, state=state, event=event, valuation=valuation))
+                        findings.append(Ambiguous(b.line, 1, pair, state, event, valuation))
             if uncovered is not None:
                 cube = _widen(uncovered, rows)
                 suggestion = f"{state} | {event} | {format_guards(cube)} | ? | ?"
@@ -201,27 +210,25 @@ def reachability(table: Table, exploration: Exploration, skip: set[int]) -> tupl
     for allowance in table.allowances:
         rows = [r for r in table.rows if allowance.names(r)]
         if not rows:
-            findings.append(
-                StaleAllowance(allowance.line, 1, text=f"`@unreachable {allowance}` names no row of the table")
-            )
+            findings.append(StaleAllowance(allowance.line, 1, AllowanceProblem.NAMES_NO_ROW, str(allowance)))
             continue
         row = rows[0]
         if row.line in allowed:
-            text = f"row at line {row.line} is already allowed at line {allowed[row.line]}"
+            reason = AllowanceProblem.ALREADY_ALLOWED
         elif row.invalid:
-            text = f"row at line {row.line} is `invalid`, which never fires; it needs no allowance"
+            reason = AllowanceProblem.ROW_INVALID
         elif row.line in exploration.fired:
-            text = f"row at line {row.line} does fire on a reachable configuration; remove this allowance"
+            reason = AllowanceProblem.ROW_FIRES
         else:
             allowed[row.line] = allowance.line
             held += 1
             continue
-        allowed.setdefault(row.line, allowance.line)
-        findings.append(StaleAllowance(allowance.line, 1, text=text))
+        first = allowed.setdefault(row.line, allowance.line)
+        findings.append(StaleAllowance(allowance.line, 1, reason, str(allowance), row.line, first))
     for row in table.rows:
         if row.invalid or row.line in exploration.fired or row.line in allowed or row.line in skip:
             continue
-        findings.append(Unreachable(row.line, 1, row=str(row)))
+        findings.append(Unreachable(row.line, 1, str(row)))
     return findings, held
 
 

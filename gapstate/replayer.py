@@ -96,7 +96,7 @@ def machine_for(spec: Spec) -> Machine:
     if cached is not None and cached[0] is spec.table:
         return cached[1]
     if not spec.steppable:
-        first = next(f for f in spec.findings if f.kind in BLOCKING)
+        first = next(f for f in spec.findings if isinstance(f, BLOCKING))
         raise GapstateError(
             f"the table cannot be replayed: {first.kind}: {first.message} (run `gapstate check`)",
             file=spec.path,

@@ -37,6 +37,11 @@ class Config(NamedTuple):
 
 COUNTERS: tuple[str, ...] = ("session_requests", "episode_attempts")
 
+# The largest cap the proof explores. The configurations grow with the
+# product of the caps (30 and 30: 33,047 of them, 5 s); a cap typed with a
+# few extra digits would otherwise exhaust the memory of a CI runner.
+MAX_CAP = 50
+
 
 class Event(NamedTuple):
     """What an event does to the configuration around the guards.

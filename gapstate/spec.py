@@ -13,19 +13,22 @@ from typing import NamedTuple
 
 from .errors import GapstateError
 from .source import label, read_text
-from .findings import BadCap, Contradiction, Finding, ParseError, UnknownName
-from .semantics import ACTIONS, COUNTERS, EVENTS, GUARDS
+from .findings import (
+    BadCap,
+    CapProblem,
+    Contradiction,
+    Finding,
+    ParseError,
+    ParseProblem,
+    UnknownName,
+)
+from .semantics import ACTIONS, COUNTERS, EVENTS, GUARDS, MAX_CAP
 from .table import INVALID, STAY, Table
 
 BUNDLED = "gap-state.md"
 
-# The largest cap the proof explores. The configurations grow with the
-# product of the caps (30 and 30: 33,047 of them, 5 s); a cap typed with a
-# few extra digits would otherwise exhaust the memory of a CI runner.
-MAX_CAP = 50
-
 # Findings after which the table cannot be stepped: the proof stops there.
-BLOCKING = frozenset({"parse_error", "unknown_name", "bad_cap"})
+BLOCKING: tuple[type[Finding], ...] = (ParseError, UnknownName, BadCap)
 
 
 class Spec(NamedTuple):
@@ -38,7 +41,7 @@ class Spec(NamedTuple):
     @property
     def steppable(self) -> bool:
         """True when the interpreter can run the table (contradictions do not stop it)."""
-        return self.table is not None and not any(f.kind in BLOCKING for f in self.findings)
+        return self.table is not None and not any(isinstance(f, BLOCKING) for f in self.findings)
 
 
 def bundled_path() -> str:
@@ -67,7 +70,11 @@ def parse_spec(text: str, path: str) -> Spec:
 
 
 def validate(table: Table) -> list[Finding]:
-    """Unknown names, bad caps and self-contradicting guards, in line order."""
+    """Unknown names, misplaced `invalid` and self-contradicting guards row by row, then the caps.
+
+    Not in line order: the cap findings come last, whatever their lines;
+    `proof.check` sorts every finding.
+    """
     findings: list[Finding] = []
     states = table.states
     # A state no row leads to, other than the initial one, is a typo in the
@@ -84,23 +91,18 @@ def validate(table: Table) -> list[Finding]:
     for row in table.rows:
         for name in row.names:
             if name.role in known and name.text not in known[name.role]:
-                hint = "no row leads to it" if name.role == "state" else ""
                 findings.append(
-                    UnknownName(row.line, name.column, role=name.role, name=name.text, known=known[name.role], hint=hint)
+                    UnknownName(row.line, name.column, name.role, name.text, known[name.role], name.role == "state")
                 )
         if INVALID in row.actions and (len(row.actions) > 1 or row.next != STAY):
             column = next(n.column for n in row.names if n.text == INVALID)
-            findings.append(
-                ParseError(row.line, column, text="`invalid` stands alone, with `=` as the next state: the event cannot occur here")
-            )
+            findings.append(ParseError(row.line, column, ParseProblem.INVALID_NOT_ALONE))
         positive = {lit.guard for lit in row.guards if lit.positive}
         negative = {lit.guard for lit in row.guards if not lit.positive}
         for guard in sorted(positive & negative):
-            findings.append(Contradiction(row.line, row.guards_column, guard=guard))
+            findings.append(Contradiction(row.line, row.guards_column, guard))
     if table.initial is None:
-        findings.append(
-            ParseError(table.header_line, 1, text="no row names a state (every row starts from `*`): the first state named is the initial one")
-        )
+        findings.append(ParseError(table.header_line, 1, ParseProblem.NO_INITIAL_STATE))
     findings.extend(_cap_findings(table))
     return findings
 
@@ -110,26 +112,16 @@ def _cap_findings(table: Table) -> list[Finding]:
     first: dict[str, int] = {}
     for cap in table.caps:
         if cap.counter not in COUNTERS:
-            findings.append(
-                BadCap(cap.line, cap.column, text=f"unknown counter '{cap.counter}'; expected one of: {', '.join(COUNTERS)}")
-            )
+            findings.append(BadCap(cap.line, cap.column, CapProblem.UNKNOWN_COUNTER, cap.counter))
         elif cap.counter in first:
-            findings.append(
-                BadCap(cap.line, cap.column, text=f"'{cap.counter}' is already capped at line {first[cap.counter]}")
-            )
+            findings.append(BadCap(cap.line, cap.column, CapProblem.ALREADY_CAPPED, cap.counter, first[cap.counter]))
         else:
             first[cap.counter] = cap.line
             if cap.limit < 1:
-                findings.append(
-                    BadCap(cap.line, cap.column, text=f"the cap of '{cap.counter}' must be a positive whole number, not {cap.limit}")
-                )
+                findings.append(BadCap(cap.line, cap.column, CapProblem.NOT_POSITIVE, cap.counter, cap.limit))
             elif cap.limit > MAX_CAP:
-                findings.append(
-                    BadCap(cap.line, cap.column, text=f"the cap of '{cap.counter}' is {cap.limit}; gapstate explores caps up to {MAX_CAP}")
-                )
+                findings.append(BadCap(cap.line, cap.column, CapProblem.TOO_LARGE, cap.counter, cap.limit))
     for counter in COUNTERS:
         if counter not in first:
-            findings.append(
-                BadCap(table.header_line, 1, text=f"counter '{counter}' has no cap; add `@cap {counter} N` to the table")
-            )
+            findings.append(BadCap(table.header_line, 1, CapProblem.UNCAPPED, counter))
     return findings
