@@ -503,7 +503,23 @@ def position(text: str, offsets: dict[Path, int], path: Path) -> tuple[int, int]
     return line, offset - text.rfind("\n", 0, offset)
 
 
-def problem_lines(text: str, problems: Iterable[Problem]) -> list[tuple[int, int, Problem]]:
-    """Each problem with the line and column it concerns in `text`."""
+class Located(NamedTuple):
+    """A problem pointed at the report's text: its line, column, JSON path and message."""
+
+    line: int
+    column: int
+    path: str
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return self._asdict()
+
+
+def problem_lines(text: str, problems: Iterable[Problem]) -> tuple[Located, ...]:
+    """Each problem at the line and column it concerns in `text`, in the order of the text."""
     offsets = locate(text)
-    return [(*position(text, offsets, problem.path), problem) for problem in problems]
+    located = (
+        Located(*position(text, offsets, problem.path), format_path(problem.path), problem.expected)
+        for problem in problems
+    )
+    return tuple(sorted(located, key=lambda p: (p.line, p.column)))

@@ -1,4 +1,7 @@
-"""The `gapstate` command: the only code that reads files, prints or exits.
+"""The `gapstate` command: the only code that prints or exits.
+
+Files are read by `source` (through `spec` and `trace`) as the core asks for
+them; what goes to a terminal, and the exit status, are decided here alone.
 
 Exit codes, on every command: 0 success or nothing found; 1 the input was
 read and breaks the rules; 2 the input could not be used. Heavy modules are
@@ -8,9 +11,11 @@ imported inside each command, so `classify` never loads lark or networkx and
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
-from typing import Any, NoReturn
+from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -34,42 +39,41 @@ SPEC = click.option(
 )
 
 
-def fail(error: GapstateError, fmt: str = "text", problems: list[dict[str, Any]] | None = None) -> NoReturn:
-    """Unusable input: say where and why on stderr, exit 2.
+class UnusableInput(click.ClickException):
+    """Input that cannot be used at all: exit 2, with text and JSON rendered by `render`.
 
-    With --format json, stdout gets a document too, so a program reading it
-    is never left with nothing: {"ok": false, "error": {file, line, column,
-    message}}, plus `problems` when there are several.
+    The one way a command signals exit 2 for its own reasons (click's usage
+    errors, also exit 2, are click's). With --format json, stdout gets a
+    document too, so a program reading it is never left with nothing.
     """
-    click.echo(f"gapstate: error: {error}", err=True)
-    for problem in problems or ():
-        click.echo(f"{error.file}:{problem['line']}:{problem['column']}: {problem['path']}: {problem['message']}", err=True)
-    if fmt == "json":
-        from .render import to_json
 
-        detail: dict[str, Any] = {
-            "file": error.file,
-            "line": error.line,
-            "column": error.column,
-            "message": error.message,
-        }
-        if problems is not None:
-            detail["problems"] = problems
-        emit(to_json({"ok": False, "error": detail}))
-    sys.exit(2)
+    exit_code = 2
 
+    def __init__(self, error: GapstateError, fmt: str = "text", problems: tuple[Any, ...] | None = None):
+        super().__init__(str(error))
+        self.error = error
+        self.fmt = fmt
+        self.problems = problems  # classify's located problems, when there are several
 
-def emit(text: str) -> None:
-    click.echo(text)
+    def show(self, file: Any = None) -> None:
+        from .render import error_json, error_text
+
+        click.echo(error_text(self.error, self.problems), err=True)
+        if self.fmt == "json":
+            click.echo(error_json(self.error, self.problems))
 
 
-def load(spec_path: str | None, fmt: str) -> Any:
-    from .spec import load_spec
+def reports_errors(command: Callable[..., None]) -> Callable[..., None]:
+    """Turn the core's GapstateError into UnusableInput, in the format the command was asked for."""
 
-    try:
-        return load_spec(spec_path)
-    except GapstateError as error:
-        fail(error, fmt)
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> None:
+        try:
+            command(*args, **kwargs)
+        except GapstateError as error:
+            raise UnusableInput(error, kwargs.get("fmt", "text")) from None
+
+    return run
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -81,6 +85,7 @@ def main() -> None:
 @main.command()
 @SPEC
 @FORMAT
+@reports_errors
 def check(spec_path: str | None, fmt: str) -> None:
     """Prove the table total, unambiguous and reachable, and check its rules.
 
@@ -88,9 +93,10 @@ def check(spec_path: str | None, fmt: str) -> None:
     """
     from .proof import check as prove
     from .render import check_text, to_json
+    from .spec import load_spec
 
-    result = prove(load(spec_path, fmt))
-    emit(to_json(result.to_dict()) if fmt == "json" else check_text(result))
+    result = prove(load_spec(spec_path))
+    click.echo(to_json(result.to_dict()) if fmt == "json" else check_text(result))
     sys.exit(0 if result.ok else 1)
 
 
@@ -99,6 +105,7 @@ def check(spec_path: str | None, fmt: str) -> None:
 @SPEC
 @FORMAT
 @click.option("--summary", is_flag=True, help="Print only the final configuration and any error.")
+@reports_errors
 def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> None:
     """Replay a JSON Lines trace of events through the table.
 
@@ -110,9 +117,10 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> N
     from .render import replay_json_parts, replay_step_line, replay_tail, step_json
     from .replayer import replay as run
     from .source import label
+    from .spec import load_spec
     from .trace import read_trace
 
-    spec = load(spec_path, fmt)
+    spec = load_spec(spec_path)
     caps = spec.table.cap_limits() if spec.table else {}
     # Steps go to a spool (memory, then a temporary file past 8 MiB) as they
     # happen, and reach stdout only once the whole trace proved usable: a
@@ -126,10 +134,7 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> N
         else:
             def writer(step: dict[str, Any]) -> None:
                 spool.write(replay_step_line(step, caps) + "\n")
-        try:
-            result = run(spec, read_trace(trace_path), keep_steps=False, on_step=writer)
-        except GapstateError as error:
-            fail(error, fmt)
+        result = run(spec, read_trace(trace_path), keep_steps=False, on_step=writer)
         spool.seek(0)
         head, tail = (
             replay_json_parts(result, with_steps=not summary)
@@ -139,13 +144,14 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> N
         click.echo(head, nl=False)
         for chunk in iter(lambda: spool.read(1 << 16), ""):
             click.echo(chunk, nl=False)
-        emit(tail)
+        click.echo(tail)
     sys.exit(0 if result.ok else 1)
 
 
 @main.command()
 @click.argument("report_path", metavar="REPORT")
 @FORMAT
+@reports_errors
 def classify(report_path: str, fmt: str) -> None:
     """Judge a continuity-experiment report (JSON) by the seed's five attribution conditions.
 
@@ -155,32 +161,24 @@ def classify(report_path: str, fmt: str) -> None:
     """
     import json  # inside, like every command's imports: classify never loads lark or networkx
 
-    from .classifier import classify as judge, format_path, problem_lines
-    from .render import classify_text, to_json
+    from .classifier import classify as judge, problem_lines
+    from .render import classify_text, to_json, unjudgeable
     from .source import label, read_text
 
     name = label(report_path)
-    try:
-        text = read_text(report_path)
-    except GapstateError as error:
-        fail(error, fmt)
+    text = read_text(report_path)
     try:
         report = json.loads(text)
     except json.JSONDecodeError as error:
-        fail(GapstateError(f"not valid JSON: {error.msg}", name, error.lineno, error.colno), fmt)
+        raise GapstateError(f"not valid JSON: {error.msg}", name, error.lineno, error.colno) from None
     except RecursionError:
-        fail(GapstateError("not usable JSON: nested too deeply", name, 1, 1), fmt)
+        raise GapstateError("not usable JSON: nested too deeply", name, 1, 1) from None
     try:
         result = judge(report)
     except GapstateError as error:
-        located = sorted(problem_lines(text, error.problems), key=lambda p: (p[0], p[1]))
-        count = f"{len(located)} problem{'s' if len(located) != 1 else ''}"
-        problems = [
-            {"line": line, "column": column, "path": format_path(problem.path), "message": problem.expected}
-            for line, column, problem in located
-        ]
-        fail(GapstateError(f"the report cannot be judged ({count}):", name), fmt, problems)
-    emit(to_json(result.to_dict()) if fmt == "json" else classify_text(result))
+        located = problem_lines(text, error.problems)
+        raise UnusableInput(GapstateError(unjudgeable(len(located)), name), fmt, located) from None
+    click.echo(to_json(result.to_dict()) if fmt == "json" else classify_text(result))
     sys.exit(0)
 
 
@@ -191,6 +189,7 @@ def classify(report_path: str, fmt: str) -> None:
 @click.option("--seed", type=int, default=None, help="Seed for a reproducible run (default: a random one, printed).")
 @click.option("--max-events", default=60, show_default=True, type=click.IntRange(min=1), help="Longest generated trace.")
 @click.option("--require-coverage", is_flag=True, help="Also fail unless the traces fired every reachable row.")
+@reports_errors
 def fuzz(spec_path: str | None, fmt: str, examples: int, seed: int | None, max_events: int, require_coverage: bool) -> None:
     """Replay generated traces and shrink the first one that breaks a rule.
 
@@ -202,20 +201,17 @@ def fuzz(spec_path: str | None, fmt: str, examples: int, seed: int | None, max_e
 
     from .fuzzer import fuzz as run
     from .render import fuzz_text, to_json
-    from .replayer import machine_for
+    from .spec import load_spec
 
-    spec = load(spec_path, fmt)
-    try:
-        machine_for(spec)
-    except GapstateError as error:
-        fail(error, fmt)
+    spec = load_spec(spec_path)
+    spec.require_steppable()
     seed = random.SystemRandom().randrange(2**32) if seed is None else seed
     if sys.stderr.isatty():
         with click.progressbar(length=examples, label="fuzzing", file=sys.stderr) as bar:
             result = run(spec, examples, seed, max_events, progress=lambda: bar.update(1))
     else:
         result = run(spec, examples, seed, max_events)
-    emit(to_json(result.to_dict()) if fmt == "json" else fuzz_text(result))
+    click.echo(to_json(result.to_dict()) if fmt == "json" else fuzz_text(result))
     sys.exit(0 if result.ok and not (require_coverage and result.missed) else 1)
 
 

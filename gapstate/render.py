@@ -21,6 +21,33 @@ def trace_lines(trace: Any) -> list[str]:
     return [json.dumps(event) for event in trace]
 
 
+# unusable input -------------------------------------------------------------
+
+
+def error_text(error: Any, problems: tuple[Any, ...] | None = None) -> str:
+    """What stderr says about input that cannot be used: where and why, then each problem."""
+    lines = [f"gapstate: error: {error}"]
+    lines.extend(f"{error.file}:{p.line}:{p.column}: {p.path}: {p.message}" for p in problems or ())
+    return "\n".join(lines)
+
+
+def error_json(error: Any, problems: tuple[Any, ...] | None = None) -> str:
+    """The document stdout gets instead: {"ok": false, "error": {file, line, column, message[, problems]}}."""
+    detail: dict[str, Any] = {
+        "file": error.file,
+        "line": error.line,
+        "column": error.column,
+        "message": error.message,
+    }
+    if problems is not None:
+        detail["problems"] = [problem.to_dict() for problem in problems]
+    return to_json({"ok": False, "error": detail})
+
+
+def unjudgeable(count: int) -> str:
+    return f"the report cannot be judged ({count} problem{'s' if count != 1 else ''}):"
+
+
 # check ---------------------------------------------------------------------
 
 

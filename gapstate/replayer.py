@@ -12,10 +12,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import GapstateError
 from .machine import ENDED, INVALID, OK, Machine, Outcome
 from .semantics import COUNTERS, RULES, Config
-from .spec import BLOCKING, Spec
+from .spec import Spec
 
 _DESCRIPTIONS = {rule.id: rule.description for rule in RULES}
 
@@ -95,15 +94,7 @@ def machine_for(spec: Spec) -> Machine:
     cached = _COMPILED.get(id(spec.table))
     if cached is not None and cached[0] is spec.table:
         return cached[1]
-    if not spec.steppable:
-        first = next(f for f in spec.findings if isinstance(f, BLOCKING))
-        raise GapstateError(
-            f"the table cannot be replayed: {first.kind}: {first.message} (run `gapstate check`)",
-            file=spec.path,
-            line=first.line,
-            column=first.column,
-        )
-    machine = Machine(spec.table)
+    machine = Machine(spec.require_steppable())
     if len(_COMPILED) >= 8:
         _COMPILED.pop(next(iter(_COMPILED)))
     _COMPILED[id(spec.table)] = (spec.table, machine)
