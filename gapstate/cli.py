@@ -114,8 +114,8 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> N
     """
     import tempfile
 
-    from .render import replay_json_parts, replay_step_line, replay_tail, step_json
-    from .replayer import replay as run
+    from .render import replay_json, replay_step_line, replay_tail, step_json
+    from .replayer import Step, replay as run
     from .source import label
     from .spec import load_spec
     from .trace import read_trace
@@ -129,22 +129,22 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> N
         if summary:
             writer = None
         elif fmt == "json":
-            def writer(step: dict[str, Any]) -> None:
+            def writer(step: Step) -> None:
                 spool.write((",\n" if spool.tell() else "") + step_json(step))
         else:
-            def writer(step: dict[str, Any]) -> None:
+            def writer(step: Step) -> None:
                 spool.write(replay_step_line(step, caps) + "\n")
         result = run(spec, read_trace(trace_path), keep_steps=False, on_step=writer)
         spool.seek(0)
-        head, tail = (
-            replay_json_parts(result, with_steps=not summary)
-            if fmt == "json"
-            else ("", replay_tail(result, caps, label(trace_path)))
-        )
-        click.echo(head, nl=False)
-        for chunk in iter(lambda: spool.read(1 << 16), ""):
-            click.echo(chunk, nl=False)
-        click.echo(tail)
+        body = iter(lambda: spool.read(1 << 16), "")
+        if fmt == "json":
+            for chunk in replay_json(result, None if summary else body):
+                click.echo(chunk, nl=False)
+            click.echo("")
+        else:
+            for chunk in body:
+                click.echo(chunk, nl=False)
+            click.echo(replay_tail(result, caps, label(trace_path)))
     sys.exit(0 if result.ok else 1)
 
 

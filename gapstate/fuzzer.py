@@ -109,12 +109,12 @@ def fuzz(
         result = replay(spec, from_dicts(trace))
         counts["examples"] += 1
         counts["events"] += len(trace)
-        rows = {step["row"] for step in result.steps}
+        rows = {step.row for step in result.steps}
         fired.update(rows)
         # Guide generation towards traces that fire many different rows: the
         # corners behind the caps take long, purposeful traces to reach.
         target(float(len(rows)), label="distinct rows fired")
-        spent = result.steps[-1]["counters"] if result.steps else {}
+        spent = result.steps[-1].counters if result.steps else {}
         target(float(sum(spent.values())), label="counters spent")
         if progress is not None:
             progress()

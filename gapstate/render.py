@@ -7,6 +7,7 @@ returned and gives back a string, so the CLI only prints it.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .semantics import COUNTERS
@@ -75,13 +76,14 @@ def _counters_text(counters: dict[str, int], caps: dict[str, int]) -> str:
     return ", ".join(f"{name} {counters[name]}/{caps.get(name, '?')}" for name in COUNTERS)
 
 
-def replay_step_line(step: dict[str, Any], caps: dict[str, int]) -> str:
+def replay_step_line(step: Any, caps: dict[str, int]) -> str:
     """One step of the transcript: index, event, states, row, guards, actions, counters after."""
-    guards = ",".join(g if v else f"!{g}" for g, v in step["guards"].items()) or "-"
+    outcome = step.outcome
+    guards = ",".join(g if v else f"!{g}" for g, v in outcome.guards) or "-"
     return (
-        f"{step['index']:>6}  {step['event']:<19} {step['from']:<9} -> {step['to']:<9}  "
-        f"row {step['row']:<4} {guards:<32} {','.join(step['actions']):<26} "
-        f"[{_counters_text(step['counters'], caps)}]"
+        f"{step.index:>6}  {step.event:<19} {step.before.state:<9} -> {outcome.config.state:<9}  "
+        f"row {outcome.row.line:<4} {guards:<32} {','.join(outcome.actions):<26} "
+        f"[{_counters_text(step.counters, caps)}]"
     )
 
 
@@ -102,34 +104,30 @@ def replay_tail(result: Any, caps: dict[str, int], source: str) -> str:
     return "\n".join(lines)
 
 
-def replay_text(result: Any, caps: dict[str, int], source: str) -> str:
-    lines = [replay_step_line(step, caps) for step in result.steps or ()]
-    return "\n".join(lines + [replay_tail(result, caps, source)])
-
-
-def step_json(step: dict[str, Any]) -> str:
+def step_json(step: Any) -> str:
     """A step as one line of the replay document, so steps can be written as they come."""
-    return "  " + json.dumps(step)
+    return "  " + json.dumps(step.to_dict())
 
 
-def replay_json_parts(result: Any, with_steps: bool) -> tuple[str, str]:
-    """The replay document around its steps: head + steps (step_json, joined by ",\n") + tail.
+def replay_json(result: Any, body: Iterable[str] | None = None) -> Iterator[str]:
+    """The replay document, a chunk at a time: the one writer of its JSON.
 
-    One step a line keeps a million-step document greppable and lets the
-    CLI stream it; without steps (--summary) the document has no "steps" key.
+    The keys and their order are the result's `to_dict()`; the steps go one a
+    line (step_json, joined by ",\n") right after "ok", which keeps a
+    million-step document greppable and lets the CLI stream them from its
+    spool as `body`. Without `body`, the steps are the result's own; a
+    result without steps (--summary) gives a document without a "steps" key.
     """
-    document = result.to_dict()
-    rest = f'"final": {json.dumps(document["final"])},\n "error": {json.dumps(document["error"])}}}'
-    ok = json.dumps(document["ok"])
-    if not with_steps:
-        return f'{{"ok": {ok},\n {rest}', ""
-    return f'{{"ok": {ok},\n "steps": [\n', f"\n ],\n {rest}"
-
-
-def replay_json(result: Any) -> str:
-    head, tail = replay_json_parts(result, result.steps is not None)
-    body = ",\n".join(step_json(step) for step in result.steps or ())
-    return head + body + tail
+    document = result.to_dict(with_steps=False)
+    if body is None and result.steps is not None:
+        body = [",\n".join(step_json(step) for step in result.steps)]
+    fields = [f"{json.dumps(key)}: {json.dumps(value)}" for key, value in document.items()]
+    if body is None:
+        yield "{" + ",\n ".join(fields) + "}"
+        return
+    yield "{" + fields[0] + ',\n "steps": [\n'
+    yield from body
+    yield "\n ],\n " + ",\n ".join(fields[1:]) + "}"
 
 
 # classify ------------------------------------------------------------------

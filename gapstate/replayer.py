@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .machine import ENDED, INVALID, OK, Machine, Outcome
 from .semantics import COUNTERS, RULES, Config
 from .spec import Spec
+
+if TYPE_CHECKING:
+    from .trace import Event
 
 _DESCRIPTIONS = {rule.id: rule.description for rule in RULES}
 
@@ -32,11 +35,61 @@ class ReplayError:
         return {"index": self.index, "kind": self.kind, "message": self.message}
 
 
+class Step(NamedTuple):
+    """One replayed event: where it stood, and the machine's Outcome (which holds the row and the after).
+
+    Holding the memoised Outcome costs one tuple a step; the JSON shape is
+    built only when `to_dict` is asked for.
+    """
+
+    index: int
+    event: str
+    before: Config
+    outcome: Outcome
+
+    @property
+    def source(self) -> str:
+        return self.before.state
+
+    @property
+    def target(self) -> str:
+        return self.outcome.config.state
+
+    @property
+    def row(self) -> int:
+        return self.outcome.row.line  # type: ignore[union-attr]  # a Step is only made for a fired row
+
+    @property
+    def guards(self) -> dict[str, bool]:
+        return dict(self.outcome.guards)
+
+    @property
+    def actions(self) -> tuple[str, ...]:
+        return self.outcome.actions
+
+    @property
+    def counters(self) -> dict[str, int]:
+        return counters(self.outcome.config)
+
+    def to_dict(self) -> dict[str, Any]:
+        outcome = self.outcome
+        return {
+            "index": self.index,
+            "event": self.event,
+            "from": self.before.state,
+            "to": outcome.config.state,
+            "row": outcome.row.line,  # type: ignore[union-attr]
+            "guards": dict(outcome.guards),
+            "actions": list(outcome.actions),
+            "counters": counters(outcome.config),
+        }
+
+
 @dataclass(frozen=True)
 class ReplayResult:
     """The outcome of `replay`, shaped like its JSON output."""
 
-    steps: tuple[dict[str, Any], ...] | None  # None when only the summary was asked for
+    steps: tuple[Step, ...] | None  # None when only the summary was asked for
     final: Config
     error: ReplayError | None
     events: int  # how many events were replayed or refused
@@ -53,10 +106,11 @@ class ReplayResult:
             "ended": self.final.ended,
         }
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, with_steps: bool = True) -> dict[str, Any]:
+        """The replay document; `with_steps=False` leaves the steps out (the CLI streams them)."""
         out: dict[str, Any] = {"ok": self.ok}
-        if self.steps is not None:
-            out["steps"] = list(self.steps)
+        if with_steps and self.steps is not None:
+            out["steps"] = [step.to_dict() for step in self.steps]
         out["final"] = self.final_dict()
         out["error"] = self.error.to_dict() if self.error else None
         return out
@@ -67,19 +121,6 @@ class ReplayResult:
 
 def counters(config: Config) -> dict[str, int]:
     return {name: getattr(config, name) for name in COUNTERS}
-
-
-def step_dict(index: int, event: str, before: Config, outcome: Outcome) -> dict[str, Any]:
-    return {
-        "index": index,
-        "event": event,
-        "from": before.state,
-        "to": outcome.config.state,
-        "row": outcome.row.line,
-        "guards": dict(outcome.guards),
-        "actions": list(outcome.actions),
-        "counters": counters(outcome.config),
-    }
 
 
 _COMPILED: dict[int, tuple[Any, Machine]] = {}
@@ -104,9 +145,9 @@ def machine_for(spec: Spec) -> Machine:
 class Session:
     """The interpreter, one event at a time: a configuration and the history around it.
 
-    `feed` takes a checked event (attributes `event`, `t`, `id`,
-    `speech_start`) and returns the machine's Outcome; an event the machine
-    refuses (status other than OK) changes nothing.
+    `feed` takes a checked `trace.Event` and returns the machine's Outcome;
+    an event the machine refuses (status other than OK) changes nothing.
+    `choice` is the one place the history decides `dup` and `post_send`.
     """
 
     __slots__ = ("machine", "config", "seen", "last_commit", "last_loss")
@@ -118,15 +159,28 @@ class Session:
         self.last_commit: int | None = None  # t of the send_ok that last committed
         self.last_loss: int | None = None  # t of the last unseen voiced loss
 
-    def feed(self, item: Any) -> Outcome:
+    def horizon(self) -> int | None:
+        """The time evidence speech must be strictly after for `post_send`; None before any commit.
+
+        After the last commit, and after the last unseen voiced loss (times are never negative).
+        """
+        if self.last_commit is None:
+            return None
+        return max(self.last_commit, self.last_loss or 0)
+
+    def choice(self, item: Event) -> bool:
+        """The value of the event's chosen guard: `dup` for loss_voiced, `post_send` for evidence_turn."""
         name = item.event
         if name == "loss_voiced":
-            choice = item.id in self.seen
-        elif name == "evidence_turn":
-            speech, commit, loss = item.speech_start, self.last_commit, self.last_loss
-            choice = commit is not None and speech > commit and (loss is None or speech > loss)
-        else:
-            choice = False
+            return item.id in self.seen
+        if name == "evidence_turn":
+            horizon = self.horizon()
+            return horizon is not None and item.speech_start > horizon  # type: ignore[operator]
+        return False
+
+    def feed(self, item: Event) -> Outcome:
+        name = item.event
+        choice = self.choice(item)
         outcome = self.machine.step(self.config, name, choice)
         if outcome.status == OK:
             if name == "loss_voiced" and not choice:
@@ -140,9 +194,9 @@ class Session:
 
 def replay(
     spec: Spec,
-    events: Iterable[Any],
+    events: Iterable[Event],
     keep_steps: bool = True,
-    on_step: Callable[[dict[str, Any]], None] | None = None,
+    on_step: Callable[[Step], None] | None = None,
 ) -> ReplayResult:
     """Run checked events (see `trace.Events`) through the table until the first error.
 
@@ -155,7 +209,7 @@ def replay(
     """
     session = Session(machine_for(spec))
     feed = session.feed
-    steps: list[dict[str, Any]] | None = [] if keep_steps else None
+    steps: list[Step] | None = [] if keep_steps else None
     record = steps.append if steps is not None else None
     if on_step is not None:
         record = on_step if record is None else (lambda step, keep=record: (keep(step), on_step(step)))
@@ -169,7 +223,7 @@ def replay(
             error = _refusal(index, item.event, getattr(events, "line", index + 1), before, outcome)
             break
         if record is not None:
-            record(step_dict(index, item.event, before, outcome))
+            record(Step(index, item.event, before, outcome))
         if outcome.broken:
             broken = "; ".join(f"{rid}: {_DESCRIPTIONS[rid]}" for rid in outcome.broken)
             line = getattr(events, "line", index + 1)

@@ -17,7 +17,6 @@ path, markdown text, or None for the bundled spec.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 from hypothesis import strategies as st
@@ -26,6 +25,7 @@ from .machine import OK
 from .replayer import Session, machine_for
 from .semantics import EVENTS
 from .spec import Spec, load_spec
+from .trace import Event
 
 __all__ = ["any_traces", "events", "traces"]
 
@@ -78,18 +78,11 @@ def _moves(names: tuple[str, ...]) -> tuple[tuple[str, str | None], ...]:
     return tuple(out)
 
 
-def _reference(session: Session) -> int | None:
-    """The time evidence speech has to be strictly after, when anything was committed."""
-    if session.last_commit is None:
-        return None
-    return max(session.last_commit, session.last_loss or 0)
-
-
 def _choice(session: Session, name: str, way: str | None) -> bool | None:
     """The value the move gives the event's chosen guard, or None when the move is impossible."""
     if way == _REPEAT:
         return True if session.seen else None
-    if way in (_AT, _AFTER) and _reference(session) is None:
+    if way in (_AT, _AFTER) and session.horizon() is None:
         return None  # with nothing committed, speech has nothing to be at or after
     return way == _AFTER
 
@@ -152,7 +145,7 @@ def traces(spec: Any = None, max_size: int = 60) -> st.SearchStrategy[list[dict[
         elif way == _REPEAT:
             item["id"] = draw(st.sampled_from(sorted(session.seen)))
         elif name == "evidence_turn":
-            reference = _reference(session)
+            reference = session.horizon()
             if reference is None:
                 item["speech_start"] = draw(st.integers(min_value=0, max_value=t))
             elif way == _AFTER:
@@ -176,7 +169,7 @@ def traces(spec: Any = None, max_size: int = 60) -> st.SearchStrategy[list[dict[
             if drawn is None:
                 break
             item, t = drawn
-            outcome = session.feed(SimpleNamespace(**{"id": None, "speech_start": None, **item, "t": t}))
+            outcome = session.feed(Event(item["event"], t, id=item.get("id"), speech_start=item.get("speech_start")))
             assert outcome.status == OK, (item, outcome.status)
             trace.append(item)
         ending = machine.step(session.config, "session_end").status == OK

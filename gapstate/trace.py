@@ -14,16 +14,36 @@ import sys
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 from .errors import GapstateError
 from .semantics import EVENTS
 from .source import label, not_utf8, open_binary
 
 
+class Event(NamedTuple):
+    """One checked event of a trace: what the reader yields and the strategies build.
+
+    `t` is filled in from the previous event when the line leaves it out;
+    `id` and `speech_start` are None when absent (the reader has checked that
+    the events that need them have them).
+    """
+
+    event: str
+    t: int
+    id: str | None = None
+    speech_start: int | None = None
+
+
+class _Schema(NamedTuple):
+    line: Any  # the msgspec struct one line decodes into
+    decoder: Any
+    unset: Any  # msgspec's UNSET, for a field the line leaves out
+
+
 @lru_cache(maxsize=1)
-def _schema() -> tuple[Any, Any, Any]:
-    """The struct one line decodes into, its decoder, and msgspec's UNSET."""
+def _schema() -> _Schema:
+    """What a line decodes into; built on first use, so that msgspec loads only when a trace is read."""
     import msgspec
 
     unset, maybe = msgspec.UNSET, msgspec.UnsetType
@@ -38,7 +58,7 @@ def _schema() -> tuple[Any, Any, Any]:
         ],
         forbid_unknown_fields=True,
     )
-    return line, msgspec.json.Decoder(line), unset
+    return _Schema(line, msgspec.json.Decoder(line), unset)
 
 
 _BYTE = re.compile(r"\(byte (\d+)\)")
@@ -87,11 +107,9 @@ def _check(raw: Any, last: int, unset: Any) -> str | None:
 
 
 class Events:
-    """Checked events, one at a time, with `line`: where the last one yielded stood.
+    """Checked events (`Event`), one at a time, with `line`: where the last one yielded stood.
 
-    Each event has `event`, `t` (filled in when absent), `id` and
-    `speech_start`; the last two are msgspec's UNSET when absent. A bad line
-    raises GapstateError naming the source and line.
+    A bad line raises GapstateError naming the source and line.
     """
 
     def __init__(self, source: str, lines: Iterable[Any], decode: Any):
@@ -100,10 +118,11 @@ class Events:
         self._lines = lines
         self._decode = decode
 
-    def __iter__(self) -> Iterator[Any]:
+    def __iter__(self) -> Iterator[Event]:
         import msgspec
 
-        source, decode, unset = self.source, self._decode, _schema()[2]
+        source, decode, unset = self.source, self._decode, _schema().unset
+        make = Event._make
         failure = msgspec.MsgspecError
         last = 0
         for number, data in enumerate(self._lines, start=1):
@@ -124,7 +143,8 @@ class Events:
                 raise _fail(source, number, problem)
             last = raw.t
             self.line = number
-            yield raw
+            ident, speech = raw.id, raw.speech_start
+            yield make((raw.event, last, None if ident is unset else ident, None if speech is unset else speech))
 
 
 _BLANK = object()
@@ -143,14 +163,14 @@ def _file_lines(handle: Any) -> Iterator[Any]:
 
 def read_trace(path: str | Path) -> Events:
     """The events of a JSON Lines file (`-`: standard input), read a line at a time as consumed."""
-    return Events(label(path), _file_lines(open_binary(path)), _schema()[1].decode)
+    return Events(label(path), _file_lines(open_binary(path)), _schema().decoder.decode)
 
 
 def from_dicts(events: Iterable[Any], source: str = "<events>") -> Events:
     """The same checks for events given as dicts (the Python API); `line` is the position + 1."""
     import msgspec
 
-    line_type = _schema()[0]
+    line_type = _schema().line
     return Events(source, events, lambda item: msgspec.convert(item, line_type))
 
 

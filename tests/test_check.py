@@ -332,7 +332,7 @@ def test_a_broken_rule_is_reported_with_a_trace_that_replays_to_it(rule):
         assert result.error.kind == "rule"
         assert result.error.index == len(trace) - 1
         assert rule in result.error.message
-        assert result.steps[-1]["row"] == finding.line
+        assert result.steps[-1].row == finding.line
     if rule != "write-off-clears-debt":  # that variant breaks the rule at every write-off row
         assert any(f.line == line_of(text, new) for f in findings)
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
@@ -14,6 +12,7 @@ from gapstate.proof import explore
 from gapstate.replayer import Session, machine_for
 from gapstate.spec import parse_spec
 from gapstate.strategies import any_traces, traces
+from gapstate.trace import Event
 
 from .support import SPEC_TEXT
 
@@ -25,8 +24,8 @@ ENDINGS = {"settle", "unrepaired_budget", "unrepaired_attempts", "end_unsettled"
 WRITE_OFFS = ENDINGS - {"settle"}
 
 
-def event(item: dict) -> SimpleNamespace:
-    return SimpleNamespace(**{"id": None, "speech_start": None, "t": 0, **item})
+def event(item: dict) -> Event:
+    return Event(item["event"], item.get("t", 0), item.get("id"), item.get("speech_start"))
 
 
 @given(traces(SPEC))
@@ -52,7 +51,7 @@ class Oracle:
         self.last_loss: int | None = None
         self.seen: set[str] = set()
 
-    def check(self, item: SimpleNamespace, before, outcome) -> None:
+    def check(self, item: Event, before, outcome) -> None:
         name, actions, after = item.event, outcome.actions, outcome.config
         self.busy = {"busy_start": True, "busy_end": False}.get(name, self.busy)
         self.candidate = {"candidate_start": True, "floor_released": False}.get(name, self.candidate)

@@ -35,11 +35,11 @@ def run(*texts: str, spec=SPEC):
 
 
 def states(result) -> list[str]:
-    return [step["to"] for step in result.steps]
+    return [step.target for step in result.steps]
 
 
 def actions(result) -> list[list[str]]:
-    return [step["actions"] for step in result.steps]
+    return [list(step.actions) for step in result.steps]
 
 
 def counters(result) -> tuple[int, int]:
@@ -85,8 +85,8 @@ def test_a_repeated_notice_for_an_id_that_opened_the_episode_changes_nothing(pre
     before = ok(run("loss_voiced iv-1 @100", *prefix))
     after = ok(run("loss_voiced iv-1 @100", *prefix, "loss_voiced iv-1 @200"))
     assert after.final == before.final
-    assert after.steps[-1]["actions"] == ["note_dup"]
-    assert after.steps[-1]["guards"] == {"dup": True}
+    assert after.steps[-1].actions == ("note_dup",)
+    assert after.steps[-1].guards == {"dup": True}
 
 
 def test_a_repeated_notice_for_an_id_that_merged_changes_nothing():
@@ -151,7 +151,7 @@ def test_a_loss_during_a_send_in_flight_is_remembered_and_the_commit_reopens():
     )
     assert states(result) == ["OPEN", "SENDING", "SENDING", "OPEN"]
     assert actions(result)[2] == ["merge_gap", "mark_late"]
-    assert result.steps[3]["guards"] == {"late_loss": True}
+    assert result.steps[3].guards == {"late_loss": True}
     assert actions(result)[3] == ["commit_request", "reopen_gap"]
     assert counters(result) == (1, 0)
 
@@ -167,7 +167,7 @@ def test_a_late_loss_is_forgotten_once_its_send_failed():
             "send_ok @500",
         )
     )
-    assert result.steps[-1]["guards"] == {"late_loss": False}
+    assert result.steps[-1].guards == {"late_loss": False}
     assert states(result)[-1] == "REQUESTED"
 
 
@@ -291,7 +291,7 @@ def test_a_candidate_turn_that_began_before_the_commit_does_not_settle():
         )
     )
     assert states(result)[-1] == "REQUESTED"
-    assert result.steps[-1]["guards"] == {"post_send": False}
+    assert result.steps[-1].guards == {"post_send": False}
 
 
 def test_a_failed_send_while_the_candidate_speaks_returns_the_gap_to_the_candidate():
@@ -400,7 +400,7 @@ def test_two_attempts_per_episode_then_the_gap_is_written_off():
             "send_failed @500",
         )
     )
-    assert [s["counters"]["episode_attempts"] for s in result.steps] == [0, 1, 1, 2, 2]
+    assert [s.counters["episode_attempts"] for s in result.steps] == [0, 1, 1, 2, 2]
     assert states(result)[-1] == "CLEAR"
     assert actions(result)[-1] == ["unrepaired_attempts"]
 
@@ -482,7 +482,7 @@ def test_a_reopened_episode_gets_a_fresh_allowance_bounded_by_the_session_cap():
             "floor_released @220",
         )
     )
-    assert [s["counters"]["episode_attempts"] for s in result.steps][4:7] == [2, 0, 1]
+    assert [s.counters["episode_attempts"] for s in result.steps][4:7] == [2, 0, 1]
     assert counters(result) == (3, 0)
     assert actions(result)[-1] == ["unrepaired_budget"]
 
@@ -495,7 +495,7 @@ COMMITTED = ["loss_voiced iv-1 @100", "floor_released @200", "send_ok @300"]
 @pytest.mark.parametrize("speech, settles", [(299, False), (300, False), (301, True)])
 def test_evidence_settles_only_when_speech_began_strictly_after_the_commit(speech, settles):
     result = ok(run(*COMMITTED, f"evidence_turn speech={speech} @400"))
-    assert result.steps[-1]["guards"] == {"post_send": settles}
+    assert result.steps[-1].guards == {"post_send": settles}
     assert states(result)[-1] == ("CLEAR" if settles else "REQUESTED")
     if settles:
         assert actions(result)[-1] == ["settle"]
@@ -507,7 +507,7 @@ def test_evidence_must_also_follow_the_last_unseen_loss(speech, settles):
     # the later of the last commit and the last unseen loss is 600.
     trace = COMMITTED + ["loss_voiced iv-2 @400", "floor_released @500", "send_ok @600"]
     result = ok(run(*trace, f"evidence_turn speech={speech} @700"))
-    assert result.steps[-1]["guards"] == {"post_send": settles}
+    assert result.steps[-1].guards == {"post_send": settles}
 
 
 def test_a_dup_notice_does_not_move_the_time_of_the_last_unseen_loss():
@@ -517,7 +517,7 @@ def test_a_dup_notice_does_not_move_the_time_of_the_last_unseen_loss():
 
 def test_post_send_is_false_while_nothing_was_committed():
     result = ok(run("loss_voiced iv-1 @100", "evidence_turn speech=5000 @6000"))
-    assert result.steps[-1]["actions"] == ["noop"]
+    assert result.steps[-1].actions == ("noop",)
     assert states(result)[-1] == "OPEN"
 
 
@@ -570,12 +570,12 @@ def test_a_broken_rule_stops_the_replay_after_the_breaking_step():
 def test_a_step_records_the_row_its_guards_and_counters_after():
     result = ok(run("loss_voiced iv-1 @1", "floor_released @2"))
     step = result.steps[1]
-    assert step["index"] == 1 and step["event"] == "floor_released"
-    assert (step["from"], step["to"]) == ("OPEN", "SENDING")
+    assert step.index == 1 and step.event == "floor_released"
+    assert (step.source, step.target) == ("OPEN", "SENDING")
     line = SPEC.table.rows[[str(r) for r in SPEC.table.rows].index("OPEN | floor_released | !busy,budget_left,attempts_left | SENDING | send_request")].line
-    assert step["row"] == line
-    assert step["guards"] == {"busy": False, "budget_left": True, "attempts_left": True}
-    assert step["counters"] == {"session_requests": 0, "episode_attempts": 1}
+    assert step.row == line
+    assert step.guards == {"busy": False, "budget_left": True, "attempts_left": True}
+    assert step.counters == {"session_requests": 0, "episode_attempts": 1}
 
 
 def test_a_table_that_cannot_be_stepped_is_unusable_input():
@@ -593,11 +593,11 @@ def test_evidence_must_follow_an_unseen_loss_that_arrived_after_the_commit():
     )
     trace = COMMITTED + ["loss_voiced iv-2 @500"]
     early = ok(run(*trace, "evidence_turn speech=400 @600", spec=spec))
-    assert early.steps[-1]["guards"] == {"post_send": False}
+    assert early.steps[-1].guards == {"post_send": False}
     at = ok(run(*trace, "evidence_turn speech=500 @600", spec=spec))
-    assert at.steps[-1]["guards"] == {"post_send": False}
+    assert at.steps[-1].guards == {"post_send": False}
     late = ok(run(*trace, "evidence_turn speech=501 @600", spec=spec))
-    assert late.steps[-1]["actions"] == ["settle"]
+    assert late.steps[-1].actions == ("settle",)
 
 
 def test_the_api_refuses_events_that_are_not_an_iterable_of_dicts():

@@ -180,17 +180,18 @@ def test_a_line_that_is_not_utf8_says_so_with_its_column(tmp_path):
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_streamed_output_is_what_the_result_renders(tmp_path, fmt):
-    from gapstate.render import replay_json, replay_text
+    from gapstate.render import replay_json, replay_step_line, replay_tail
 
     lines = [GOOD, '{"event": "floor_released", "t": 300}', '{"event": "send_ok", "t": 400}', '{"event": "send_ok", "t": 500}']
     path = write(tmp_path, *lines)
     api = gapstate.replay(gapstate.load_spec(), [json.loads(line) for line in lines])
     cli = replay(path, "--format", fmt).stdout
     if fmt == "json":
-        assert cli == replay_json(api) + "\n"
+        assert cli == "".join(replay_json(api)) + "\n"
         assert json.loads(cli) == api.to_dict()
     else:
-        assert cli == replay_text(api, {"session_requests": 3, "episode_attempts": 2}, str(path)) + "\n"
+        caps = {"session_requests": 3, "episode_attempts": 2}
+        assert cli == "".join(replay_step_line(step, caps) + "\n" for step in api.steps) + replay_tail(api, caps, str(path)) + "\n"
 
 
 def test_a_long_trace_streams_every_step_through_the_spool(tmp_path):
