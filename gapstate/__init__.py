@@ -8,16 +8,25 @@ Imports are deferred so that `import gapstate` costs almost nothing and
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 from .errors import GapstateError
+
+if TYPE_CHECKING:  # the real types, without importing the modules at run time
+    from .classifier import ClassifyResult
+    from .proof import CheckResult
+    from .replayer import ReplayResult
+    from .spec import Spec
+
+    SpecArgument = Spec | str | Path | None
 
 __version__ = "0.1.0"
 __all__ = ["GapstateError", "check", "classify", "load_spec", "replay"]
 
 
-def load_spec(path_or_text: str | Path | None = None) -> Any:
+def load_spec(path_or_text: str | Path | None = None) -> Spec:
     """Parse a spec: a path, markdown text (a str containing a newline), or None for the bundled spec.
 
     Syntax and vocabulary problems become findings of the returned spec;
@@ -28,33 +37,29 @@ def load_spec(path_or_text: str | Path | None = None) -> Any:
     return load(path_or_text)
 
 
-def _spec(spec: Any) -> Any:
-    from .spec import Spec
-
-    return spec if isinstance(spec, Spec) else load_spec(spec)
-
-
-def check(spec: Any = None) -> Any:
+def check(spec: SpecArgument = None) -> CheckResult:
     """Prove a spec (a loaded spec, a path, text or None): returns a CheckResult."""
     from .proof import check as prove
+    from .spec import resolve
 
-    return prove(_spec(spec))
+    return prove(resolve(spec))
 
 
-def replay(spec: Any, events: Iterable[dict[str, Any]]) -> Any:
+def replay(spec: SpecArgument, events: Iterable[dict[str, Any]]) -> ReplayResult:
     """Replay events given as dicts (the trace format): returns a ReplayResult.
 
     A malformed event, or a table that cannot be stepped, raises GapstateError.
     """
     from .replayer import replay as run
+    from .spec import resolve
     from .trace import from_dicts
 
     if isinstance(events, (str, bytes, dict)) or not hasattr(events, "__iter__"):
         raise GapstateError(f"replay takes an iterable of event dicts, not {type(events).__name__}")
-    return run(_spec(spec), from_dicts(events))
+    return run(resolve(spec), from_dicts(events))
 
 
-def classify(report: dict[str, Any]) -> Any:
+def classify(report: dict[str, Any]) -> ClassifyResult:
     """Judge a continuity-experiment report (a dict): returns a ClassifyResult.
 
     A malformed report raises GapstateError listing every problem with its JSON path.

@@ -11,6 +11,7 @@ its history. Because the result depends only on its arguments and the finite
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import product
 from typing import NamedTuple
 
@@ -121,6 +122,16 @@ class Machine:
         transition = Transition(before, mid, after, event, values, row.actions, self.initial_state, caps)
         broken = tuple([rule.id for rule in compiled.rules if rule.broken(transition)])
         return Outcome(OK, after, row, named, row.actions, broken, compiled.commits)
+
+
+@lru_cache(maxsize=8)
+def compiled(table: Table) -> Machine:
+    """The machine for a table, built once per table (a Table is a hashable tuple).
+
+    Replaying many traces against one spec then compiles it once and shares
+    the step memo; equal tables share a machine, which is the same machine.
+    """
+    return Machine(table)
 
 
 def _compile(row: Row) -> Compiled:

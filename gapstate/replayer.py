@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .machine import ENDED, INVALID, OK, Machine, Outcome
+from .machine import ENDED, INVALID, OK, Machine, Outcome, compiled
 from .semantics import COUNTERS, RULES, Config
 from .spec import Spec
 
@@ -123,23 +123,9 @@ def counters(config: Config) -> dict[str, int]:
     return {name: getattr(config, name) for name in COUNTERS}
 
 
-_COMPILED: dict[int, tuple[Any, Machine]] = {}
-
-
 def machine_for(spec: Spec) -> Machine:
-    """The spec's table compiled for stepping, or GapstateError when it cannot be stepped.
-
-    The machine (and its memo) is kept for the last few tables, by identity,
-    so that replaying many traces against one spec compiles it once.
-    """
-    cached = _COMPILED.get(id(spec.table))
-    if cached is not None and cached[0] is spec.table:
-        return cached[1]
-    machine = Machine(spec.require_steppable())
-    if len(_COMPILED) >= 8:
-        _COMPILED.pop(next(iter(_COMPILED)))
-    _COMPILED[id(spec.table)] = (spec.table, machine)
-    return machine
+    """The spec's table compiled for stepping (once per table), or GapstateError when it cannot be stepped."""
+    return compiled(spec.require_steppable())
 
 
 class Session:

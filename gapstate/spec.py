@@ -72,6 +72,11 @@ def load_spec(path_or_text: str | Path | None = None) -> Spec:
     return parse_spec(read_text(path_or_text), label(path_or_text))
 
 
+def resolve(spec: Spec | str | Path | None) -> Spec:
+    """A spec argument of the public API: a loaded spec as it is, else `load_spec` of it."""
+    return spec if isinstance(spec, Spec) else load_spec(spec)
+
+
 def parse_spec(text: str, path: str) -> Spec:
     from .parser import parse_text
 

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from .machine import OK
 from .replayer import Session, machine_for
 from .semantics import EVENTS
-from .spec import Spec, load_spec
+from .spec import Spec, resolve
 from .trace import Event
 
 __all__ = ["any_traces", "events", "traces"]
@@ -35,10 +35,6 @@ _GAP = st.integers(0, len(_GAPS) - 1)
 _MORE = st.integers(0, 255)  # 0 stops the trace: long traces, and stopping is what shrinks
 
 
-def _spec(spec: Any) -> Spec:
-    return spec if isinstance(spec, Spec) else load_spec(spec)
-
-
 def _event_names(spec: Spec) -> tuple[str, ...]:
     named = {row.event for row in spec.table.rows} if spec.table else set()
     return tuple(name for name in EVENTS if name in named) or tuple(EVENTS)
@@ -46,7 +42,7 @@ def _event_names(spec: Spec) -> tuple[str, ...]:
 
 def events(spec: Any = None) -> st.SearchStrategy[dict[str, Any]]:
     """One well-formed event of an event the table names, with a plausible payload."""
-    names = _event_names(_spec(spec))
+    names = _event_names(resolve(spec))
     times = st.integers(min_value=0, max_value=3_600_000)
 
     def payload(name: str) -> st.SearchStrategy[dict[str, Any]]:
@@ -112,10 +108,11 @@ def traces(spec: Any = None, max_size: int = 60) -> st.SearchStrategy[list[dict[
     replays without `invalid_event` or `after_session_end` and shrinks to a
     shorter trace that still does.
     """
-    machine = machine_for(_spec(spec))
+    spec = resolve(spec)
+    machine = machine_for(spec)
     # session_end comes only last (or not at all): mid-trace it would cut
     # every trace short of the corners that take many steps to reach.
-    moves = _moves(tuple(name for name in _event_names(_spec(spec)) if name != "session_end"))
+    moves = _moves(tuple(name for name in _event_names(spec) if name != "session_end"))
 
     @st.composite
     def step(draw: st.DrawFn, session: Session, t: int, first: bool) -> tuple[dict[str, Any], int] | None:
