@@ -24,7 +24,7 @@ import time
 
 from timing import GAPSTATE, compare
 
-from gapstate.machine import OK, Machine
+from gapstate.machine import Status, Machine
 from gapstate.replayer import replay
 from gapstate.spec import load_spec
 from gapstate.trace import read_trace
@@ -56,7 +56,7 @@ def write_trace(path: str, count: int, seed: int = 7) -> None:
             elif name == "evidence_turn":
                 item["speech_start"] = max(0, t - rng.randint(0, 200))
             outcome = machine.step(config, name, choice)
-            if outcome.status != OK:
+            if outcome.status != Status.OK:
                 if name == "loss_voiced" and not choice:
                     fresh -= 1
                 continue

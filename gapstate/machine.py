@@ -11,6 +11,7 @@ its history. Because the result depends only on its arguments and the finite
 
 from __future__ import annotations
 
+from enum import StrEnum
 from functools import lru_cache
 from itertools import product
 from typing import NamedTuple
@@ -18,16 +19,19 @@ from typing import NamedTuple
 from .semantics import ACTIONS, CHOICE_OF, COMMITS, EVENTS, GUARDS, RULES, Config, Rule, Transition
 from .table import Row, Table
 
-OK = "ok"
-INVALID = "invalid"  # the matched row is `invalid`
-UNMATCHED = "unmatched"  # no row matches: the table is not total here
-ENDED = "ended"  # the session already ended
+class Status(StrEnum):
+    """What became of a step. Not the `invalid` action: REFUSED is what a row with it does."""
+
+    OK = "ok"
+    REFUSED = "refused"  # the matched row is `invalid`: the event cannot occur here
+    UNMATCHED = "unmatched"  # no row matches: the table is not total here
+    ENDED = "ended"  # the session already ended
 
 
 class Outcome(NamedTuple):
     """What one step did."""
 
-    status: str
+    status: Status
     config: Config  # after the step; unchanged unless status is OK
     row: Row | None
     guards: tuple[tuple[str, bool], ...]  # the guards the row names, with their values
@@ -93,7 +97,7 @@ class Machine:
 
     def _step(self, before: Config, event: str, choice: bool) -> Outcome:
         if before.ended:
-            return Outcome(ENDED, before, None, (), (), (), False)
+            return Outcome(Status.ENDED, before, None, (), (), (), False)
         fields = list(before)
         sets = _EVENT_SETS[event]
         for index, value in sets:
@@ -108,11 +112,11 @@ class Machine:
         names, rows = self._lookup[(mid.state, event)]
         compiled = rows.get(tuple([values[n] for n in names]))
         if compiled is None:
-            return Outcome(UNMATCHED, before, None, (), (), (), False)
+            return Outcome(Status.UNMATCHED, before, None, (), (), (), False)
         row = compiled.row
         named = tuple([(n, values[n]) for n in compiled.named])
         if row.invalid:
-            return Outcome(INVALID, before, row, named, row.actions, (), False)
+            return Outcome(Status.REFUSED, before, row, named, row.actions, (), False)
         for index, value in _EVENT_THEN[event]:
             fields[index] = value
         for index, add, value in compiled.effects:
@@ -121,7 +125,7 @@ class Machine:
         after = Config._make(fields)
         transition = Transition(before, mid, after, event, values, row.actions, self.initial_state, caps)
         broken = tuple([rule.id for rule in compiled.rules if rule.broken(transition)])
-        return Outcome(OK, after, row, named, row.actions, broken, compiled.commits)
+        return Outcome(Status.OK, after, row, named, row.actions, broken, compiled.commits)
 
 
 @lru_cache(maxsize=8)

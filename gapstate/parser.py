@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from lark import Lark, Token, Tree, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from .findings import Finding, ParseError, ParseProblem
 from .table import Allowance, Cap, Literal, Name, Row, Table
@@ -164,6 +164,7 @@ def parse_text(text: str) -> Parsed:
 
 def _parse_block(start: int, header_line: int, content: list[str]) -> Parsed:
     parser = _lark()
+    reader = _LineReader()
     findings: list[Finding] = []
     rows: list[Row] = []
     caps: list[Cap] = []
@@ -180,19 +181,14 @@ def _parse_block(start: int, header_line: int, content: list[str]) -> Parsed:
             continue
         if rule == "header":
             continue
-        item = tree.children[0]
-        if isinstance(item, Token):  # a comment
-            continue
-        if item.data == "row":
-            rows.append(_row(item, number))
-        elif item.data == "cap":
-            name, value = item.children
-            caps.append(Cap(number, str(name), int(value), name.column))
-        else:
-            state, event, guards = item.children
-            allowances.append(
-                Allowance(number, str(_word(state)), str(_word(event)), _literals(guards)[0])
-            )
+        reader.number = number
+        item = reader.transform(tree)
+        if isinstance(item, Row):
+            rows.append(item)
+        elif isinstance(item, Cap):
+            caps.append(item)
+        elif isinstance(item, Allowance):
+            allowances.append(item)
     if findings:
         return Parsed(None, tuple(findings))
     if not rows:
@@ -200,45 +196,82 @@ def _parse_block(start: int, header_line: int, content: list[str]) -> Parsed:
     return Parsed(Table.build(header_line, tuple(rows), tuple(caps), tuple(allowances)), ())
 
 
-def _word(tree: Tree) -> Token:
-    return tree.children[0]
+class _Guard(NamedTuple):
+    literal: Literal
+    name: Token
+    column: int  # where the literal starts, its '!' included
 
 
-def _literals(tree: Tree) -> tuple[tuple[Literal, ...], list[Name]]:
-    literals: list[Literal] = []
-    names: list[Name] = []
-    for child in tree.children:
-        if isinstance(child, Token):  # the lone '-'
-            continue
-        name = child.children[-1]
-        literals.append(Literal(str(name), positive=len(child.children) == 1))
-        names.append(Name("guard", str(name), name.column))
-    return tuple(literals), names
+class _Guards(NamedTuple):
+    literals: tuple[Literal, ...]
+    names: tuple[Name, ...]
+    column: int
 
 
-def _row(tree: Tree, line: int) -> Row:
-    state, event, guards, target, actions = tree.children
-    literals, guard_names = _literals(guards)
-    state_token, event_token, next_token = _word(state), _word(event), _word(target)
-    names = [Name("state", str(state_token), state_token.column)] if state_token.type == "NAME" else []
-    names.append(Name("event", str(event_token), event_token.column))
-    names.extend(guard_names)
-    if next_token.type == "NAME":
-        names.append(Name("next state", str(next_token), next_token.column))
-    names.extend(Name("action", str(a), a.column) for a in actions.children)
-    guards_column = guards.children[0].column if guards.children and isinstance(guards.children[0], Token) else (
-        guard_names[0].column - (0 if literals[0].positive else 1)
-    )
-    return Row(
-        line=line,
-        state=str(state_token),
-        event=str(event_token),
-        guards=literals,
-        next=str(next_token),
-        actions=tuple(str(a) for a in actions.children),
-        names=tuple(names),
-        guards_column=guards_column,
-    )
+class _LineReader(Transformer):
+    """One method per grammar rule: a parsed line becomes a Row, Cap, Allowance, or None for a comment.
+
+    `number` is the spec line being read, set before each transform.
+    """
+
+    number = 0
+
+    def line(self, children: list) -> Row | Cap | Allowance | None:
+        item = children[0]
+        return None if isinstance(item, Token) else item
+
+    def cap(self, children: list) -> Cap:
+        name, value = children
+        return Cap(self.number, str(name), int(value), name.column)
+
+    def allow(self, children: list) -> Allowance:
+        state, event, guards = children
+        return Allowance(self.number, str(state), str(event), guards.literals)
+
+    def row(self, children: list) -> Row:
+        state, event, guards, target, actions = children
+        names = [Name("state", str(state), state.column)] if state.type == "NAME" else []
+        names.append(Name("event", str(event), event.column))
+        names.extend(guards.names)
+        if target.type == "NAME":
+            names.append(Name("next state", str(target), target.column))
+        names.extend(Name("action", str(a), a.column) for a in actions)
+        return Row(
+            line=self.number,
+            state=str(state),
+            event=str(event),
+            guards=guards.literals,
+            next=str(target),
+            actions=tuple(str(a) for a in actions),
+            names=tuple(names),
+            guards_column=guards.column,
+        )
+
+    def state(self, children: list) -> Token:
+        return children[0]
+
+    def event(self, children: list) -> Token:
+        return children[0]
+
+    def guards(self, children: list) -> _Guards:
+        if isinstance(children[0], Token):  # the lone '-'
+            return _Guards((), (), children[0].column)
+        return _Guards(
+            tuple(g.literal for g in children),
+            tuple(Name("guard", str(g.name), g.name.column) for g in children),
+            children[0].column,
+        )
+
+    def literal(self, children: list) -> _Guard:
+        name = children[-1]
+        positive = len(children) == 1
+        return _Guard(Literal(str(name), positive=positive), name, name.column - (0 if positive else 1))
+
+    def next(self, children: list) -> Token:
+        return children[0]
+
+    def actions(self, children: list) -> tuple[Token, ...]:
+        return tuple(children)
 
 
 def _describe(parser: Lark, terminal: str) -> str:

@@ -27,7 +27,7 @@ from .findings import (
     StaleAllowance,
     Unreachable,
 )
-from .machine import OK, Machine, valuations
+from .machine import Status, Machine, valuations
 from .semantics import EVENTS, RULES, Config
 from .spec import Spec
 from .table import Literal, Row, Table, format_guards
@@ -60,20 +60,36 @@ class CheckResult:
         return self.to_dict()[key]
 
 
+class Move(NamedTuple):
+    """One way along an edge of the exploration: the event, its chosen guard's value, the row fired."""
+
+    event: str
+    choice: bool
+    row: int  # the line of the row that fired
+    clean: bool  # the step breaks no rule
+
+
+class Breach(NamedTuple):
+    """Where a rule breaks: the configuration, and the event and choice that break it there."""
+
+    source: Config
+    event: str
+    choice: bool
+
+
 class Exploration(NamedTuple):
     """The reachable configurations and what fired between them.
 
-    Each edge of `graph` carries `steps`, the (event, choice, row line,
-    clean) that lead along it, and `clean`: whether one of them breaks no
-    rule. Counterexamples are walked along clean edges, so that replaying
+    Each edge of `graph` carries `steps`, the Moves that lead along it, and
+    `clean`: whether one of them breaks no rule. Counterexamples are walked along clean edges, so that replaying
     one stops at the rule it names and not at another broken on the way.
     """
 
     graph: nx.DiGraph
     initial: Config
     fired: set[int]  # lines of rows that fired
-    # (rule id, row line) -> every (source configuration, event, choice) that breaks it
-    broken: dict[tuple[str, int], list[tuple[Config, str, bool]]]
+    # (rule id, row line) -> every place that breaks it
+    broken: dict[tuple[str, int], list[Breach]]
 
     def clean_graph(self) -> nx.DiGraph:
         return nx.subgraph_view(self.graph, filter_edge=lambda u, v: self.graph.edges[u, v]["clean"])
@@ -84,9 +100,9 @@ class Exploration(NamedTuple):
         path = nx.shortest_path(graph, self.initial, config)
         steps = []
         for u, v in zip(path, path[1:]):
-            labels = self.graph.edges[u, v]["steps"]
-            event, choice, _, _ = next((s for s in labels if s[3]), labels[0]) if clean else labels[0]
-            steps.append((event, choice))
+            moves: list[Move] = self.graph.edges[u, v]["steps"]
+            move = next((m for m in moves if m.clean), moves[0]) if clean else moves[0]
+            steps.append((move.event, move.choice))
         steps.append(last)
         return concretize(steps)
 
@@ -172,9 +188,9 @@ def explore(machine: Machine) -> Exploration:
     table that never stops counting.
     """
     initial = machine.initial
-    edges: dict[tuple[Config, Config], list[tuple[str, bool, int, bool]]] = {}
+    edges: dict[tuple[Config, Config], list[Move]] = {}
     fired: set[int] = set()
-    broken: dict[tuple[str, int], list[tuple[Config, str, bool]]] = {}
+    broken: dict[tuple[str, int], list[Breach]] = {}
     seen = {initial}
     queue = deque([initial])
     events = tuple(EVENTS)
@@ -183,13 +199,13 @@ def explore(machine: Machine) -> Exploration:
         for event in events:
             for choice in machine.choices(source, event):
                 outcome = machine.step(source, event, choice)
-                if outcome.status != OK:
+                if outcome.status != Status.OK:
                     continue
                 target, line = outcome.config, outcome.row.line
                 fired.add(line)
-                edges.setdefault((source, target), []).append((event, choice, line, not outcome.broken))
+                edges.setdefault((source, target), []).append(Move(event, choice, line, not outcome.broken))
                 for rule in outcome.broken:
-                    broken.setdefault((rule, line), []).append((source, event, choice))
+                    broken.setdefault((rule, line), []).append(Breach(source, event, choice))
                 if target not in seen:
                     seen.add(target)
                     if machine.within_caps(target):
@@ -197,7 +213,7 @@ def explore(machine: Machine) -> Exploration:
     graph = nx.DiGraph()
     graph.add_node(initial)
     graph.add_edges_from(
-        (u, v, {"steps": steps, "clean": any(step[3] for step in steps)}) for (u, v), steps in edges.items()
+        (u, v, {"steps": moves, "clean": any(move.clean for move in moves)}) for (u, v), moves in edges.items()
     )
     return Exploration(graph, initial, fired, broken)
 
@@ -244,10 +260,10 @@ def rule_findings(exploration: Exploration) -> list[Finding]:
         return findings
     distance = nx.single_source_shortest_path_length(exploration.clean_graph(), exploration.initial)
     for (rule_id, line), candidates in exploration.broken.items():
-        reachable = [c for c in candidates if c[0] in distance]
+        reachable = [breach for breach in candidates if breach.source in distance]
         clean = bool(reachable)
-        source, event, choice = min(reachable, key=lambda c: distance[c[0]]) if clean else candidates[0]
-        trace = exploration.trace_to(source, (event, choice), clean=clean)
+        first = min(reachable, key=lambda breach: distance[breach.source]) if clean else candidates[0]
+        trace = exploration.trace_to(first.source, (first.event, first.choice), clean=clean)
         findings.append(
             RuleBroken(
                 line,

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .machine import ENDED, INVALID, OK, Machine, Outcome, compiled
+from .machine import Machine, Outcome, Status, compiled
 from .semantics import COUNTERS, RULES, Config
 from .spec import Spec
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .trace import Event
 
 _DESCRIPTIONS = {rule.id: rule.description for rule in RULES}
+_OK = Status.OK  # a module global: the replay loop compares with it once or twice an event
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,7 @@ class Session:
         name = item.event
         choice = self.choice(item)
         outcome = self.machine.step(self.config, name, choice)
-        if outcome.status == OK:
+        if outcome.status is _OK:
             if name == "loss_voiced" and not choice:
                 self.seen.add(item.id)
                 self.last_loss = item.t
@@ -205,7 +206,7 @@ def replay(
     for index, item in enumerate(iterator):
         before = session.config
         outcome = feed(item)
-        if outcome.status != OK:
+        if outcome.status is not _OK:
             error = _refusal(index, item.event, getattr(events, "line", index + 1), before, outcome)
             break
         if record is not None:
@@ -220,9 +221,9 @@ def replay(
 
 
 def _refusal(index: int, event: str, line: int, config: Config, outcome: Outcome) -> ReplayError:
-    if outcome.status == ENDED:
+    if outcome.status == Status.ENDED:
         return ReplayError(index, "after_session_end", f"{event} after session_end: nothing follows the end of the session", line)
-    if outcome.status == INVALID:
+    if outcome.status == Status.REFUSED:
         return ReplayError(
             index,
             "invalid_event",

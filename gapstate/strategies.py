@@ -21,7 +21,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from .machine import OK
+from .machine import Status
 from .replayer import Session, machine_for
 from .semantics import EVENTS
 from .spec import Spec, resolve
@@ -125,7 +125,7 @@ def traces(spec: Any = None, max_size: int = 60) -> st.SearchStrategy[list[dict[
             if choice is None:
                 continue
             outcome = machine.step(session.config, name, choice)
-            if outcome.status == OK:
+            if outcome.status == Status.OK:
                 tiers[0].append(index)
                 if outcome.config != session.config:
                     tiers[1].append(index)
@@ -167,9 +167,9 @@ def traces(spec: Any = None, max_size: int = 60) -> st.SearchStrategy[list[dict[
                 break
             item, t = drawn
             outcome = session.feed(Event(item["event"], t, id=item.get("id"), speech_start=item.get("speech_start")))
-            assert outcome.status == OK, (item, outcome.status)
+            assert outcome.status == Status.OK, (item, outcome.status)
             trace.append(item)
-        ending = machine.step(session.config, "session_end").status == OK
+        ending = machine.step(session.config, "session_end").status == Status.OK
         if ending and draw(st.booleans()):
             trace.append({"event": "session_end", "t": t + _GAPS[draw(_GAP)]})
         return trace

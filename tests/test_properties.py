@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 import gapstate
-from gapstate.machine import ENDED, INVALID, OK
+from gapstate.machine import Status
 from gapstate.proof import explore
 from gapstate.replayer import Session, machine_for
 from gapstate.spec import parse_spec
@@ -36,7 +36,7 @@ def test_every_well_formed_trace_replays_inside_the_explored_graph(trace):
     for item in trace:
         t = item.get("t", t)
         outcome = session.feed(event({**item, "t": t}))
-        assert outcome.status == OK
+        assert outcome.status == Status.OK
         assert outcome.broken == ()
         assert session.config in EXPLORED.graph
         assert outcome.row.line in EXPLORED.fired
@@ -99,7 +99,7 @@ def test_the_contract_rules_hold_after_every_step(trace):
         current = event({**item, "t": t})
         before = session.config
         outcome = session.feed(current)
-        assert outcome.status == OK
+        assert outcome.status == Status.OK
         oracle.check(current, before, outcome)
 
 
@@ -140,9 +140,9 @@ class Interpreter(RuleBasedStateMachine):
         before = self.session.config
         outcome = self.session.feed(event({**item, "t": self.t}))
         if self.ended:
-            assert outcome.status == ENDED
-        if outcome.status != OK:
-            assert outcome.status in (INVALID, ENDED)
+            assert outcome.status == Status.ENDED
+        if outcome.status != Status.OK:
+            assert outcome.status in (Status.REFUSED, Status.ENDED)
             assert self.session.config == before
             return
         after = outcome.config
