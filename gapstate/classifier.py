@@ -9,6 +9,8 @@ prints, reads files or exits.
 Validation is written by hand rather than with jsonschema or pydantic: both
 take longer to import than this whole command should take to run, and a
 hand-written walk states each rule once, with the message a person needs.
+Nor with msgspec, though the trace reader uses it: it stops at the first
+error, and `classify` must name every problem, each with its JSON path.
 """
 
 from __future__ import annotations
