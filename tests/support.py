@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from click.testing import CliRunner, Result
+
 import gapstate
+from gapstate.cli import main
 from gapstate.spec import parse_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,3 +49,15 @@ def labels(text: str) -> list[str]:
 def assert_findings(text: str, *expected: str) -> None:
     """The spec's findings are exactly `expected`, each written `kind@line`."""
     assert labels(text) == sorted(expected)
+
+
+def write_trace(tmp_path: Path, *lines: str) -> Path:
+    """A JSON Lines trace file of `lines`."""
+    path = tmp_path / "trace.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def replay(path: Path | str, *args: str) -> Result:
+    """`gapstate replay PATH ARGS`, in process."""
+    return CliRunner().invoke(main, ["replay", str(path), *args])

@@ -251,8 +251,11 @@ def test_overlapping_guards_are_ambiguous_with_a_shared_valuation():
 
 def test_a_wildcard_row_overlapping_a_state_row_is_ambiguous_once():
     text = variant("CLEAR | busy_end | - | = | noop", "* | busy_end | busy | = | noop")
-    found = [f for f in check_text(text).findings if f.kind == "ambiguous"]
-    assert len({tuple(f.to_dict()["rows"]) for f in found}) == len(found)
+    wildcard = line_of(text, "* | busy_end | busy")
+    pairs = [tuple(f.to_dict()["rows"]) for f in check_text(text).findings if f.kind == "ambiguous"]
+    assert pairs, labels(text)  # the wildcard overlaps the busy_end rows of the other states
+    assert all(pair[0] == wildcard for pair in pairs)
+    assert len(set(pairs)) == len(pairs)
 
 
 # unreachable, stale_allowance ------------------------------------------------

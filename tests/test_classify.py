@@ -1,21 +1,17 @@
-"""`gapstate classify`: the five attribution conditions, the verdicts, validation and the command."""
+"""gapstate/classifier.py: the five attribution conditions, the verdicts and validation (the command is in test_cli.py)."""
 
 from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from dataclasses import FrozenInstanceError
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-from click.testing import CliRunner
 
 import gapstate
 from gapstate.classifier import CONDITIONS, classify, conditions, format_path, locate, position, validate
-from gapstate.cli import main
 from gapstate.errors import GapstateError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -475,133 +471,3 @@ def test_problem_positions_survive_escapes_brackets_and_non_ascii_text():
 def test_validation_precedes_judgement_so_a_single_problem_yields_no_verdict():
     with pytest.raises(GapstateError):
         classify(edit(setter("arms", 1, "counters", "bytes", value=-1)))
-
-
-# the command ------------------------------------------------------------------
-
-
-def run(*args: str) -> Any:
-    return CliRunner().invoke(main, ["classify", *args])
-
-
-def write(tmp_path: Path, document: Any, name: str = "report.json") -> str:
-    path = tmp_path / name
-    path.write_text(document if isinstance(document, str) else json.dumps(document, indent=2), encoding="utf-8")
-    return str(path)
-
-
-def test_the_command_prints_the_json_result_and_exits_0():
-    outcome = run(str(EXAMPLE), "--format", "json")
-    assert outcome.exit_code == 0, outcome.output
-    document = json.loads(outcome.stdout)
-    assert list(document) == ["descriptive", "verdict", "arms", "note"]
-    assert document == classify(json.loads(EXAMPLE.read_text())).to_dict()
-
-
-def test_the_example_report_shows_every_kind_of_assessed_turn():
-    document = json.loads(run(str(EXAMPLE), "--format", "json").stdout)
-    assert document["verdict"] == "attributable"
-    assert verdicts(document)["stall-2s"][1] == ("q2-last-role", "attributable", [])
-    assert verdicts(document)["stall-5s"][1] == ("q2-last-role", "inconclusive", ["interval_recorded", "interval_overlaps"])
-
-
-def test_the_text_table_has_a_row_per_arm_and_turn_then_arms_overall_and_note():
-    outcome = run(str(EXAMPLE))
-    assert outcome.exit_code == 0
-    rows = [line.split() for line in outcome.stdout.splitlines()]
-    assert ["stall-2s", "q2-last-role", "attributable", "-"] in rows
-    assert ["stall-5s", "q3-why-leave", "inconclusive", "transmitted,", "interval_recorded,", "interval_overlaps"] in rows
-    assert ["control", "q1-name", "intact", "-"] in rows
-    assert sum(1 for row in rows if len(row) >= 3 and row[0] in ("control", "stall-2s", "stall-5s")) == 9
-    assert ["arm", "stall-5s:", "assessed"] in rows
-    assert ["arm", "control:", "control"] in rows
-    assert "overall: attributable" in outcome.stdout
-    assert "not a rate" in outcome.stdout
-    assert outcome.stdout == run(str(EXAMPLE)).stdout  # deterministic
-
-
-@pytest.mark.parametrize("data, verdict", [
-    (report(control(), stall(intervals=[])), "inconclusive"),
-    (report(control(), stall(turn("present"))), "no_change"),
-    (report(control("present", "present"), silent(), turns=2), "unexplained_silence"),
-])
-def test_the_command_exits_0_whatever_the_verdict(tmp_path, data, verdict):
-    outcome = run(write(tmp_path, data), "--format", "json")
-    assert (outcome.exit_code, json.loads(outcome.stdout)["verdict"]) == (0, verdict)
-
-
-def test_a_malformed_report_exits_2_listing_every_problem_with_file_line_and_path(tmp_path):
-    text = (
-        '{"answer_key": ["q1"],\n'
-        ' "arms": [{"name": "c", "kind": "control", "turns": {"q1": {"status": "gone"}}},\n'
-        '          {"name": "s", "kind": "stall", "intervals": [{"kind": "drop", "start": 5, "end": 1}],\n'
-        '           "turns": {}}]}\n'
-    )
-    path = write(tmp_path, text)
-    outcome = run(path)
-    assert outcome.exit_code == 2
-    assert outcome.stdout == ""
-    assert "3 problems" in outcome.stderr
-    assert f"{path}:2:" in outcome.stderr and "arms[0].turns.q1.status: expected one of" in outcome.stderr
-    assert f"{path}:3:" in outcome.stderr and "arms[1].intervals[0]: expected start < end" in outcome.stderr
-    assert f"{path}:4:" in outcome.stderr and "arms[1].turns.q1: missing" in outcome.stderr
-    assert "Traceback" not in outcome.output
-
-
-def test_malformed_json_exits_2_naming_the_file_line_and_column(tmp_path):
-    path = write(tmp_path, '{"answer_key": ["q1"],\n "arms": [1,}\n')
-    outcome = run(path)
-    assert (outcome.exit_code, outcome.stdout) == (2, "")
-    assert f"{path}:2:" in outcome.stderr and "not valid JSON" in outcome.stderr
-
-
-def test_an_empty_file_is_malformed_json(tmp_path):
-    outcome = run(write(tmp_path, ""))
-    assert outcome.exit_code == 2 and ":1:1: not valid JSON" in outcome.stderr
-
-
-def test_a_file_that_is_not_utf8_exits_2_naming_the_line(tmp_path):
-    path = tmp_path / "latin1.json"
-    path.write_bytes('{"answer_key": ["q1"],\n "arms": ["caf\xe9"]}'.encode("latin-1"))
-    outcome = run(str(path))
-    assert (outcome.exit_code, outcome.stdout) == (2, "")
-    assert f"{path}:2:" in outcome.stderr and "not UTF-8" in outcome.stderr
-
-
-def test_a_missing_file_exits_2_naming_it(tmp_path):
-    path = str(tmp_path / "absent.json")
-    outcome = run(path)
-    assert (outcome.exit_code, outcome.stdout) == (2, "")
-    assert path in outcome.stderr and "no such file" in outcome.stderr
-
-
-def test_an_unknown_format_is_a_usage_error_exit_2():
-    assert run(str(EXAMPLE), "--format", "yaml").exit_code == 2
-
-
-def test_classify_never_loads_lark_or_networkx():
-    code = (
-        "import sys\n"
-        "from gapstate.cli import main\n"
-        "try:\n"
-        f"    main(['classify', {str(EXAMPLE)!r}, '--format', 'json'])\n"
-        "except SystemExit as exit:\n"
-        "    assert exit.code == 0, exit.code\n"
-        "import gapstate.classifier\n"
-        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('lark', 'networkx', 'jsonschema', 'pydantic'))\n"
-        "print('HEAVY', heavy, file=sys.stderr)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert '"verdict": "attributable"' in done.stdout
-    assert "HEAVY []" in done.stderr
-
-
-def test_the_installed_command_runs_as_a_process(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "gapstate", "classify", str(EXAMPLE)],
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and "overall: attributable" in done.stdout
-    bad = write(tmp_path, {"answer_key": ["q1"], "arms": []})
-    done = subprocess.run([sys.executable, "-m", "gapstate", "classify", bad], capture_output=True, text=True, timeout=60)
-    assert (done.returncode, done.stdout) == (2, "")
-    assert "arms: expected exactly one arm of kind control" in done.stderr

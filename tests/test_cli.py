@@ -1,17 +1,25 @@
-"""The command line: exit codes, output formats, and clear errors instead of tracebacks."""
+"""The command line, every command: exit codes, output formats, and clear errors instead of tracebacks."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+import gapstate
 from gapstate.cli import main
 
-from .support import SPEC_TEXT, variant
+from .support import ROOT, SPEC_TEXT, replay, table, variant, write_trace
+from .test_classify import control, report, silent, stall, turn, verdicts  # the report builders
+
+EXAMPLE = ROOT / "spec" / "classify-example.json"
+# A row that sends while the interviewer is busy: breaks a rule the fuzzer must find.
+BUSY = variant("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
 
 
 def run(*args: str):
@@ -158,3 +166,336 @@ def test_load_spec_refuses_what_is_neither_a_path_nor_text():
 
     with pytest.raises(gapstate.GapstateError):
         gapstate.load_spec(5)
+
+
+# gapstate replay ---------------------------------------------------------
+
+GOOD = '{"event": "loss_voiced", "t": 120, "id": "iv-1"}'
+
+
+def test_replay_json_has_the_contract_shape(tmp_path):
+    path = write_trace(tmp_path, GOOD, '{"event": "floor_released", "t": 300}', '{"event": "evidence_turn", "t": 900, "speech_start": 650}')
+    result = replay(path, "--format", "json")
+    assert result.exit_code == 0
+    document = json.loads(result.stdout)
+    assert set(document) == {"ok", "steps", "final", "error"}
+    assert set(document["steps"][0]) == {"index", "event", "from", "to", "row", "guards", "actions", "counters"}
+    assert set(document["final"]) == {"state", "counters", "debt_owed", "ended"}
+    assert document["error"] is None
+
+
+def test_replay_summary_prints_only_the_final_configuration_and_the_error(tmp_path):
+    path = write_trace(tmp_path, GOOD, '{"event": "send_ok", "t": 300}')
+    text = replay(path, "--summary")
+    assert text.exit_code == 1
+    assert "loss_voiced" not in text.stdout
+    assert "invalid_event" in text.stdout and text.stdout.count("\n") == 3
+    document = json.loads(replay(path, "--summary", "--format", "json").stdout)
+    assert "steps" not in document and document["error"]["kind"] == "invalid_event"
+
+
+def test_replay_text_reads_like_a_transcript_with_the_failing_step_marked(tmp_path):
+    path = write_trace(tmp_path, GOOD, '{"event": "send_ok", "t": 300}')
+    lines = replay(path).stdout.splitlines()
+    assert "loss_voiced" in lines[0] and "CLEAR" in lines[0] and "OPEN" in lines[0]
+    assert lines[1].startswith("!")
+    assert "send_ok cannot occur in OPEN" in lines[1]
+
+
+def test_replay_against_a_spec_with_a_syntax_error_is_unusable(tmp_path):
+    spec = tmp_path / "spec.md"
+    spec.write_text("```\n# state | event | guards | next | actions\nCLEAR | busy_end\n```\n", encoding="utf-8")
+    result = replay(write_trace(tmp_path, GOOD), "--spec", str(spec))
+    assert result.exit_code == 2
+    assert f"{spec}:3:" in result.stderr and "parse_error" in result.stderr
+
+
+def test_a_trace_can_come_from_standard_input():
+    result = CliRunner().invoke(main, ["replay", "-", "--format", "json"], input=GOOD + "\n")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["final"]["state"] == "OPEN"
+
+
+def test_a_byte_order_mark_on_the_first_line_is_accepted(tmp_path):
+    path = tmp_path / "trace.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + GOOD.encode() + b"\n")
+    assert replay(path).exit_code == 0
+
+
+def test_a_line_that_is_not_utf8_says_so_with_its_column(tmp_path):
+    path = tmp_path / "trace.jsonl"
+    path.write_bytes(GOOD.encode() + b'\n{"event": "busy_start\xff"}\n')
+    assert f"{path}:2:22: not UTF-8" in replay(path).stderr
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_streamed_output_is_what_the_result_renders(tmp_path, fmt):
+    from gapstate.render import replay_json, replay_step_line, replay_tail
+
+    lines = [GOOD, '{"event": "floor_released", "t": 300}', '{"event": "send_ok", "t": 400}', '{"event": "send_ok", "t": 500}']
+    path = write_trace(tmp_path, *lines)
+    api = gapstate.replay(gapstate.load_spec(), [json.loads(line) for line in lines])
+    cli = replay(path, "--format", fmt).stdout
+    if fmt == "json":
+        assert cli == "".join(replay_json(api)) + "\n"
+        assert json.loads(cli) == api.to_dict()
+    else:
+        caps = {"session_requests": 3, "episode_attempts": 2}
+        assert cli == "".join(replay_step_line(step, caps) + "\n" for step in api.steps) + replay_tail(api, caps, str(path)) + "\n"
+
+
+def test_a_long_trace_streams_every_step_through_the_spool(tmp_path):
+    # 80,000 transcript lines pass the spool's 8 MiB in memory, so it moves to a file.
+    path = write_trace(tmp_path, *(['{"event": "loss_silent"}'] * 80000))
+    result = replay(path)
+    assert result.exit_code == 0
+    assert result.stdout.count("\n") == 80000 + 2
+
+
+# gapstate classify ------------------------------------------------------------------
+
+
+def run_classify(*args: str) -> Any:
+    return CliRunner().invoke(main, ["classify", *args])
+
+
+def write_report(tmp_path: Path, document: Any, name: str = "report.json") -> str:
+    path = tmp_path / name
+    path.write_text(document if isinstance(document, str) else json.dumps(document, indent=2), encoding="utf-8")
+    return str(path)
+
+
+def test_the_command_prints_the_json_result_and_exits_0():
+    outcome = run_classify(str(EXAMPLE), "--format", "json")
+    assert outcome.exit_code == 0, outcome.output
+    document = json.loads(outcome.stdout)
+    assert list(document) == ["descriptive", "verdict", "arms", "note"]
+    assert document == gapstate.classify(json.loads(EXAMPLE.read_text())).to_dict()
+
+
+def test_the_example_report_shows_every_kind_of_assessed_turn():
+    document = json.loads(run_classify(str(EXAMPLE), "--format", "json").stdout)
+    assert document["verdict"] == "attributable"
+    assert verdicts(document)["stall-2s"][1] == ("q2-last-role", "attributable", [])
+    assert verdicts(document)["stall-5s"][1] == ("q2-last-role", "inconclusive", ["interval_recorded", "interval_overlaps"])
+
+
+def test_the_text_table_has_a_row_per_arm_and_turn_then_arms_overall_and_note():
+    outcome = run_classify(str(EXAMPLE))
+    assert outcome.exit_code == 0
+    rows = [line.split() for line in outcome.stdout.splitlines()]
+    assert ["stall-2s", "q2-last-role", "attributable", "-"] in rows
+    assert ["stall-5s", "q3-why-leave", "inconclusive", "transmitted,", "interval_recorded,", "interval_overlaps"] in rows
+    assert ["control", "q1-name", "intact", "-"] in rows
+    assert sum(1 for row in rows if len(row) >= 3 and row[0] in ("control", "stall-2s", "stall-5s")) == 9
+    assert ["arm", "stall-5s:", "assessed"] in rows
+    assert ["arm", "control:", "control"] in rows
+    assert "overall: attributable" in outcome.stdout
+    assert "not a rate" in outcome.stdout
+    assert outcome.stdout == run_classify(str(EXAMPLE)).stdout  # deterministic
+
+
+@pytest.mark.parametrize("data, verdict", [
+    (report(control(), stall(intervals=[])), "inconclusive"),
+    (report(control(), stall(turn("present"))), "no_change"),
+    (report(control("present", "present"), silent(), turns=2), "unexplained_silence"),
+])
+def test_the_command_exits_0_whatever_the_verdict(tmp_path, data, verdict):
+    outcome = run_classify(write_report(tmp_path, data), "--format", "json")
+    assert (outcome.exit_code, json.loads(outcome.stdout)["verdict"]) == (0, verdict)
+
+
+def test_a_malformed_report_exits_2_listing_every_problem_with_file_line_and_path(tmp_path):
+    text = (
+        '{"answer_key": ["q1"],\n'
+        ' "arms": [{"name": "c", "kind": "control", "turns": {"q1": {"status": "gone"}}},\n'
+        '          {"name": "s", "kind": "stall", "intervals": [{"kind": "drop", "start": 5, "end": 1}],\n'
+        '           "turns": {}}]}\n'
+    )
+    path = write_report(tmp_path, text)
+    outcome = run_classify(path)
+    assert outcome.exit_code == 2
+    assert outcome.stdout == ""
+    assert "3 problems" in outcome.stderr
+    assert f"{path}:2:" in outcome.stderr and "arms[0].turns.q1.status: expected one of" in outcome.stderr
+    assert f"{path}:3:" in outcome.stderr and "arms[1].intervals[0]: expected start < end" in outcome.stderr
+    assert f"{path}:4:" in outcome.stderr and "arms[1].turns.q1: missing" in outcome.stderr
+    assert "Traceback" not in outcome.output
+
+
+def test_malformed_json_exits_2_naming_the_file_line_and_column(tmp_path):
+    path = write_report(tmp_path, '{"answer_key": ["q1"],\n "arms": [1,}\n')
+    outcome = run_classify(path)
+    assert (outcome.exit_code, outcome.stdout) == (2, "")
+    assert f"{path}:2:" in outcome.stderr and "not valid JSON" in outcome.stderr
+
+
+def test_an_empty_file_is_malformed_json(tmp_path):
+    outcome = run_classify(write_report(tmp_path, ""))
+    assert outcome.exit_code == 2 and ":1:1: not valid JSON" in outcome.stderr
+
+
+def test_a_file_that_is_not_utf8_exits_2_naming_the_line(tmp_path):
+    path = tmp_path / "latin1.json"
+    path.write_bytes('{"answer_key": ["q1"],\n "arms": ["caf\xe9"]}'.encode("latin-1"))
+    outcome = run_classify(str(path))
+    assert (outcome.exit_code, outcome.stdout) == (2, "")
+    assert f"{path}:2:" in outcome.stderr and "not UTF-8" in outcome.stderr
+
+
+def test_a_missing_file_exits_2_naming_it(tmp_path):
+    path = str(tmp_path / "absent.json")
+    outcome = run_classify(path)
+    assert (outcome.exit_code, outcome.stdout) == (2, "")
+    assert path in outcome.stderr and "no such file" in outcome.stderr
+
+
+def test_an_unknown_format_is_a_usage_error_exit_2():
+    assert run_classify(str(EXAMPLE), "--format", "yaml").exit_code == 2
+
+
+def test_classify_never_loads_lark_or_networkx():
+    code = (
+        "import sys\n"
+        "from gapstate.cli import main\n"
+        "try:\n"
+        f"    main(['classify', {str(EXAMPLE)!r}, '--format', 'json'])\n"
+        "except SystemExit as exit:\n"
+        "    assert exit.code == 0, exit.code\n"
+        "import gapstate.classifier\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('lark', 'networkx', 'jsonschema', 'pydantic'))\n"
+        "print('HEAVY', heavy, file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert '"verdict": "attributable"' in done.stdout
+    assert "HEAVY []" in done.stderr
+
+
+def test_the_installed_command_runs_as_a_process(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "gapstate", "classify", str(EXAMPLE)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "overall: attributable" in done.stdout
+    bad = write_report(tmp_path, {"answer_key": ["q1"], "arms": []})
+    done = subprocess.run([sys.executable, "-m", "gapstate", "classify", bad], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert "arms: expected exactly one arm of kind control" in done.stderr
+
+
+# gapstate fuzz ---------------------------------------------------------------
+
+
+def fuzz(*args: str):
+    return CliRunner().invoke(main, ["fuzz", *args])
+
+
+def test_fuzz_passes_on_the_bundled_spec():
+    result = fuzz("--examples", "50", "--seed", "1")
+    assert result.exit_code == 0, result.output
+    assert "no rule broken" in result.stdout
+
+
+def test_fuzz_catches_a_row_that_sends_while_busy_with_a_short_pasteable_trace(tmp_path):
+    spec = tmp_path / "busy.md"
+    spec.write_text(BUSY, encoding="utf-8")
+    result = fuzz("--spec", str(spec), "--examples", "200", "--seed", "3", "--format", "json")
+    assert result.exit_code == 1
+    found = json.loads(result.stdout)["counterexample"]
+    assert found["kind"] == "rule" and "send-while-busy" in found["message"]
+    assert len(found["trace"]) == 3  # as short as check's: a loss, busy, a release
+    assert found["index"] == 2
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text("\n".join(json.dumps(e) for e in found["trace"]) + "\n", encoding="utf-8")
+    replayed = CliRunner().invoke(main, ["replay", str(trace), "--spec", str(spec), "--format", "json"])
+    assert replayed.exit_code == 1 and json.loads(replayed.stdout)["error"]["kind"] == "rule"
+
+
+def test_fuzz_text_prints_the_trace_as_json_lines(tmp_path):
+    spec = tmp_path / "busy.md"
+    spec.write_text(BUSY, encoding="utf-8")
+    lines = fuzz("--spec", str(spec), "--examples", "200", "--seed", "3").stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("shrunk trace"))
+    events_ = [json.loads(line) for line in lines[start + 1 :] if line.startswith("{")]
+    assert events_ and events_[-1]["event"] == "floor_released"
+
+
+def test_require_coverage_fails_when_reachable_rows_were_never_fired():
+    result = fuzz("--examples", "1", "--seed", "1", "--require-coverage")
+    assert result.exit_code == 1
+    assert "never fired: rows at lines" in result.stdout
+
+
+@pytest.mark.parametrize("seed", ["1", "2"])
+def test_fuzz_shrinks_a_settle_on_session_end_to_a_short_trace(tmp_path, seed):
+    spec = tmp_path / "settle.md"
+    spec.write_text(variant("OPEN | session_end | - | CLEAR | end_unsettled", "OPEN | session_end | - | CLEAR | settle"), encoding="utf-8")
+    found = json.loads(fuzz("--spec", str(spec), "--examples", "100", "--seed", seed, "--format", "json").stdout)["counterexample"]
+    events_ = [e["event"] for e in found["trace"]]
+    assert events_[0] == "loss_voiced" and events_[-1] == "session_end"
+    assert len(events_) <= 5  # the shortest is 2; generated traces run to about 30
+
+
+def test_require_coverage_passes_when_every_reachable_row_fired(tmp_path):
+    rows = [f"CLEAR | {e} | - | = | noop" for e in ("loss_silent", "sdk_unknown", "busy_start", "busy_end", "candidate_start", "floor_released", "evidence_turn", "session_end")]
+    rows += ["CLEAR | loss_voiced | - | = | note_dup"] + [f"CLEAR | {e} | - | = | invalid" for e in ("send_ok", "send_failed", "request_undelivered")]
+    spec = tmp_path / "tiny.md"
+    spec.write_text(table(*rows), encoding="utf-8")
+    result = fuzz("--spec", str(spec), "--examples", "50", "--seed", "1", "--require-coverage")
+    assert result.exit_code == 0, result.output
+    assert "fired 9 of 9 reachable rows" in result.stdout
+
+
+def test_the_reported_trace_ends_at_the_event_that_broke_the_rule(tmp_path):
+    spec = tmp_path / "busy.md"
+    spec.write_text(BUSY, encoding="utf-8")
+    found = json.loads(fuzz("--spec", str(spec), "--examples", "20", "--seed", "1", "--max-events", "1000", "--format", "json").stdout)["counterexample"]
+    assert len(found["trace"]) == found["index"] + 1
+
+
+def test_a_seeded_fuzz_run_is_reproducible():
+    first = fuzz("--examples", "30", "--seed", "9", "--format", "json").stdout
+    assert first == fuzz("--examples", "30", "--seed", "9", "--format", "json").stdout
+    document = json.loads(first)
+    assert set(document) == {"ok", "spec", "seed", "examples", "events", "counterexample", "coverage"}
+    assert set(document["coverage"]) == {"reachable", "fired", "missed"}
+
+
+def test_fuzz_on_an_unusable_spec_exits_2(tmp_path):
+    spec = tmp_path / "bad.md"
+    spec.write_text(variant("CLEAR | busy_end | - | = | noop", "CLEAR | busy_end | - | = | nop"), encoding="utf-8")
+    result = fuzz("--spec", str(spec), "--examples", "5")
+    assert result.exit_code == 2 and "unknown_name" in result.stderr
+
+
+# the console script ----------------------------------------------------------
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path):
+    """`gapstate replay t.jsonl | head -1`: exit 1, and no traceback on stderr."""
+    path = write_trace(tmp_path, *(['{"event": "loss_silent"}'] * 5000))  # far more than a pipe buffers
+    script = "import sys\nfrom gapstate.cli import entry\nsys.argv[0] = 'gapstate'\nentry()"
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, "replay", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None and process.stderr is not None
+    first = process.stdout.readline()
+    process.stdout.close()
+    error = process.stderr.read()
+    assert process.wait() == 1
+    assert b"loss_silent" in first
+    assert error == b""
+
+
+def test_a_pipe_closed_before_an_error_document_is_written_ends_quietly(tmp_path):
+    """click handles a closed pipe inside a command; `entry` handles one while click shows an error."""
+    script = "import sys\nfrom gapstate.cli import entry\nsys.argv[0] = 'gapstate'\nentry()"
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, "replay", str(tmp_path / "missing.jsonl"), "--format", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # long before the interpreter has started: the document meets a closed pipe
+    error = process.stderr.read().decode()
+    assert process.wait() == 1
+    assert error == f"gapstate: error: {tmp_path / 'missing.jsonl'}: no such file\n"

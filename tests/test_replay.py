@@ -603,3 +603,12 @@ def test_evidence_must_follow_an_unseen_loss_that_arrived_after_the_commit():
 def test_the_api_refuses_events_that_are_not_an_iterable_of_dicts():
     with pytest.raises(gapstate.GapstateError):
         gapstate.replay(SPEC, 5)
+
+
+def test_an_event_no_row_matches_stops_the_replay_saying_the_table_is_not_total():
+    spec = gapstate.load_spec(variant("CLEAR | busy_end | - | = | noop", ""))
+    result = gapstate.replay(spec, [{"event": "busy_start"}, {"event": "busy_end"}, {"event": "busy_start"}])
+    assert result.error is not None
+    assert (result.error.index, result.error.kind) == (1, "invalid_event")
+    assert result.error.message == "no row matches busy_end in CLEAR: the table is not total here (run `gapstate check`)"
+    assert result.events == 3 and len(result.steps) == 1
