@@ -5,12 +5,14 @@ rows name, by enumerating every valuation. Reachability and the rules are
 decided on the graph of every configuration reachable from the initial one,
 where the environment may send any event the table does not mark `invalid`
 and picks `dup` and `post_send` both ways wherever they can be true. This is
-the only module that imports networkx.
+the only module that imports networkx. `concretize` turns a path through the
+graph into a trace a person can replay.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, NamedTuple
@@ -27,11 +29,10 @@ from .findings import (
     StaleAllowance,
     Unreachable,
 )
-from .machine import Status, Machine, valuations
+from .machine import Machine, Status, valuations
 from .semantics import EVENTS, RULES, Config
 from .spec import Spec
 from .table import Literal, Row, Table, format_guards
-from .trace import concretize
 
 _RULES = {rule.id: rule for rule in RULES}
 
@@ -275,3 +276,24 @@ def rule_findings(exploration: Exploration) -> list[Finding]:
             )
         )
     return findings
+
+
+def concretize(steps: Iterable[tuple[str, bool]]) -> list[dict[str, Any]]:
+    """A replayable trace for abstract steps (event, value of its chosen guard).
+
+    Times advance 100 ms a step. A fresh loss gets a new id and a dup repeats
+    the newest; evidence with post_send speaks 50 ms before its own time, so
+    after every earlier event, and otherwise at 0, after nothing.
+    """
+    trace: list[dict[str, Any]] = []
+    issued = 0
+    for index, (event, choice) in enumerate(steps, start=1):
+        item: dict[str, Any] = {"event": event, "t": 100 * index}
+        if event == "loss_voiced":
+            if not choice:
+                issued += 1
+            item["id"] = f"iv-{max(issued, 1)}"
+        elif event == "evidence_turn":
+            item["speech_start"] = 100 * index - 50 if choice else 0
+        trace.append(item)
+    return trace

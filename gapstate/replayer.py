@@ -162,7 +162,7 @@ class Session:
             return item.id in self.seen
         if name == "evidence_turn":
             horizon = self.horizon()
-            return horizon is not None and item.speech_start > horizon  # type: ignore[operator]
+            return horizon is not None and item.speech_start > horizon  # type: ignore[operator]  # checked present
         return False
 
     def feed(self, item: Event) -> Outcome:

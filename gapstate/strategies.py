@@ -166,7 +166,7 @@ def traces(spec: Any = None, max_size: int = 60) -> st.SearchStrategy[list[dict[
             if drawn is None:
                 break
             item, t = drawn
-            outcome = session.feed(Event(item["event"], t, id=item.get("id"), speech_start=item.get("speech_start")))
+            outcome = session.feed(Event(**{**item, "t": t}))
             assert outcome.status == Status.OK, (item, outcome.status)
             trace.append(item)
         ending = machine.step(session.config, "session_end").status == Status.OK

@@ -1,10 +1,11 @@
 """The trace format: JSON Lines of events, read strictly and a line at a time.
 
-msgspec decodes each line straight into a typed struct that forbids unknown
-fields, so type errors come out with the field's name and the whole check
-costs about a tenth of `json.loads` plus hand validation (see bench/). The
-reader yields events as it goes and never holds the file. msgspec is
-imported only when a trace is read: `check` writes traces but reads none.
+msgspec decodes each line straight into `Event`, a typed struct that forbids
+unknown fields, so type errors come out with the field's name and the whole
+check costs about a tenth of `json.loads` plus hand validation (see bench/).
+The reader yields events as it goes and never holds the file. Only what
+reads or builds events imports this module (and msgspec with it): `check`
+writes its traces with `proof.concretize` and reads none.
 """
 
 from __future__ import annotations
@@ -12,53 +13,33 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterable, Iterator
-from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import UNSET, UnsetType
 
 from .errors import GapstateError
 from .semantics import EVENTS
 from .source import label, not_utf8, open_binary
 
 
-class Event(NamedTuple):
-    """One checked event of a trace: what the reader yields and the strategies build.
+class Event(msgspec.Struct, forbid_unknown_fields=True):
+    """One event of a trace: what a line decodes into, what the reader yields, what strategies build.
 
-    `t` is filled in from the previous event when the line leaves it out;
-    `id` and `speech_start` are None when absent (the reader has checked that
-    the events that need them have them).
+    A msgspec struct, so a line decodes straight into it with nothing copied
+    on the way. A field the line leaves out is `UNSET`; the reader fills in
+    `t` from the previous event and checks that `loss_voiced` has an `id`
+    and `evidence_turn` a `speech_start`.
     """
 
     event: str
-    t: int
-    id: str | None = None
-    speech_start: int | None = None
+    t: Annotated[int, msgspec.Meta(ge=0)] | UnsetType = UNSET
+    id: Annotated[str, msgspec.Meta(min_length=1)] | UnsetType = UNSET
+    speech_start: Annotated[int, msgspec.Meta(ge=0)] | UnsetType = UNSET
 
 
-class _Schema(NamedTuple):
-    line: Any  # the msgspec struct one line decodes into
-    decoder: Any
-    unset: Any  # msgspec's UNSET, for a field the line leaves out
-
-
-@lru_cache(maxsize=1)
-def _schema() -> _Schema:
-    """What a line decodes into; built on first use, so that msgspec loads only when a trace is read."""
-    import msgspec
-
-    unset, maybe = msgspec.UNSET, msgspec.UnsetType
-    ms = Annotated[int, msgspec.Meta(ge=0)]
-    line = msgspec.defstruct(
-        "Line",
-        [
-            ("event", str),
-            ("t", ms | maybe, unset),
-            ("id", Annotated[str, msgspec.Meta(min_length=1)] | maybe, unset),
-            ("speech_start", ms | maybe, unset),
-        ],
-        forbid_unknown_fields=True,
-    )
-    return _Schema(line, msgspec.json.Decoder(line), unset)
+_DECODE = msgspec.json.Decoder(Event).decode
 
 
 _BYTE = re.compile(r"\(byte (\d+)\)")
@@ -72,8 +53,6 @@ def _fail(source: str, line: int | None, message: str, column: int | None = None
 
 def _explain(error: Exception) -> tuple[str, int | None]:
     """msgspec's message in the trace's words, and a column when it gives a byte."""
-    import msgspec
-
     text = str(error)
     column = None
     match = _BYTE.search(text)
@@ -119,10 +98,7 @@ class Events:
         self._decode = decode
 
     def __iter__(self) -> Iterator[Event]:
-        import msgspec
-
-        source, decode, unset = self.source, self._decode, _schema().unset
-        make = Event._make
+        source, decode, unset = self.source, self._decode, UNSET
         failure = msgspec.MsgspecError
         last = 0
         for number, data in enumerate(self._lines, start=1):
@@ -143,8 +119,7 @@ class Events:
                 raise _fail(source, number, problem)
             last = raw.t
             self.line = number
-            ident, speech = raw.id, raw.speech_start
-            yield make((raw.event, last, None if ident is unset else ident, None if speech is unset else speech))
+            yield raw
 
 
 _BLANK = object()
@@ -163,33 +138,9 @@ def _file_lines(handle: Any) -> Iterator[Any]:
 
 def read_trace(path: str | Path) -> Events:
     """The events of a JSON Lines file (`-`: standard input), read a line at a time as consumed."""
-    return Events(label(path), _file_lines(open_binary(path)), _schema().decoder.decode)
+    return Events(label(path), _file_lines(open_binary(path)), _DECODE)
 
 
 def from_dicts(events: Iterable[Any], source: str = "<events>") -> Events:
     """The same checks for events given as dicts (the Python API); `line` is the position + 1."""
-    import msgspec
-
-    line_type = _schema().line
-    return Events(source, events, lambda item: msgspec.convert(item, line_type))
-
-
-def concretize(steps: Iterable[tuple[str, bool]]) -> list[dict[str, Any]]:
-    """A replayable trace for abstract steps (event, value of its chosen guard).
-
-    Times advance 100 ms a step. A fresh loss gets a new id and a dup repeats
-    the newest; evidence with post_send speaks 50 ms before its own time, so
-    after every earlier event, and otherwise at 0, after nothing.
-    """
-    trace: list[dict[str, Any]] = []
-    issued = 0
-    for index, (event, choice) in enumerate(steps, start=1):
-        item: dict[str, Any] = {"event": event, "t": 100 * index}
-        if event == "loss_voiced":
-            if not choice:
-                issued += 1
-            item["id"] = f"iv-{max(issued, 1)}"
-        elif event == "evidence_turn":
-            item["speech_start"] = 100 * index - 50 if choice else 0
-        trace.append(item)
-    return trace
+    return Events(source, events, lambda item: msgspec.convert(item, Event))

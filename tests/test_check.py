@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import gapstate
+from gapstate.proof import concretize
 from gapstate.semantics import RULES
 from gapstate.spec import parse_spec
 
@@ -391,3 +392,11 @@ def test_a_table_whose_states_are_all_wildcards_has_no_initial_state():
     text = table(*(f"* | {e} | - | = | noop" for e in ("loss_silent", "busy_start")))
     [finding] = check_text(text).findings
     assert finding.kind == "parse_error" and "no row names a state" in finding.message
+
+
+def test_concretized_traces_use_fresh_and_repeated_ids_and_post_send_speech():
+    trace = concretize([("loss_voiced", False), ("loss_voiced", True), ("loss_voiced", False), ("evidence_turn", True), ("evidence_turn", False)])
+    assert [e.get("id") for e in trace[:3]] == ["iv-1", "iv-1", "iv-2"]
+    assert trace[3]["speech_start"] > trace[2]["t"]
+    assert trace[4]["speech_start"] == 0
+    assert [e["t"] for e in trace] == sorted(e["t"] for e in trace)

@@ -26,7 +26,7 @@ WRITE_OFFS = ENDINGS - {"settle"}
 
 
 def event(item: dict) -> Event:
-    return Event(item["event"], item.get("t", 0), item.get("id"), item.get("speech_start"))
+    return Event(**{"t": 0, **item})
 
 
 @given(traces(SPEC))

@@ -7,7 +7,7 @@ import json
 import pytest
 
 import gapstate
-from gapstate.trace import concretize, read_trace
+from gapstate.trace import read_trace
 
 from .support import replay, write_trace
 
@@ -100,11 +100,3 @@ def test_the_api_checks_dicts_the_same_way():
     with pytest.raises(gapstate.GapstateError) as caught:
         gapstate.replay(gapstate.load_spec(), [{"event": "busy_start"}, {"event": "busy_start", "extra": 1}])
     assert caught.value.line == 2 and "unknown field 'extra'" in caught.value.message
-
-
-def test_concretized_traces_use_fresh_and_repeated_ids_and_post_send_speech():
-    trace = concretize([("loss_voiced", False), ("loss_voiced", True), ("loss_voiced", False), ("evidence_turn", True), ("evidence_turn", False)])
-    assert [e.get("id") for e in trace[:3]] == ["iv-1", "iv-1", "iv-2"]
-    assert trace[3]["speech_start"] > trace[2]["t"]
-    assert trace[4]["speech_start"] == 0
-    assert [e["t"] for e in trace] == sorted(e["t"] for e in trace)
