@@ -134,7 +134,7 @@ class Session:
 
     `feed` takes a checked `trace.Event` and returns the machine's Outcome;
     an event the machine refuses (status other than OK) changes nothing.
-    `choice` is the one place the history decides `dup` and `post_send`.
+    `feed` is the one place the history decides `dup`, and `horizon` `post_send`.
     """
 
     __slots__ = ("machine", "config", "seen", "last_commit", "last_loss")
@@ -151,23 +151,21 @@ class Session:
 
         After the last commit, and after the last unseen voiced loss (times are never negative).
         """
-        if self.last_commit is None:
-            return None
-        return max(self.last_commit, self.last_loss or 0)
-
-    def choice(self, item: Event) -> bool:
-        """The value of the event's chosen guard: `dup` for loss_voiced, `post_send` for evidence_turn."""
-        name = item.event
-        if name == "loss_voiced":
-            return item.id in self.seen
-        if name == "evidence_turn":
-            horizon = self.horizon()
-            return horizon is not None and item.speech_start > horizon  # type: ignore[operator]  # checked present
-        return False
+        commit, loss = self.last_commit, self.last_loss
+        if commit is None or loss is None or loss < commit:
+            return commit
+        return loss
 
     def feed(self, item: Event) -> Outcome:
+        # The value of the event's chosen guard: `dup` for loss_voiced, `post_send` for evidence_turn.
         name = item.event
-        choice = self.choice(item)
+        if name == "loss_voiced":
+            choice = item.id in self.seen
+        elif name == "evidence_turn":
+            horizon = self.horizon()
+            choice = horizon is not None and item.speech_start > horizon  # type: ignore[operator]  # checked present
+        else:
+            choice = False
         outcome = self.machine.step(self.config, name, choice)
         if outcome.status is _OK:
             if name == "loss_voiced" and not choice:
