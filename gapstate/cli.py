@@ -216,12 +216,18 @@ def fuzz(spec_path: str | None, fmt: str, examples: int, seed: int | None, max_e
 
 
 def entry() -> None:
-    """The console script: `main`, minus tracebacks for a closed pipe or Ctrl-C."""
+    """The console script: `main`, minus tracebacks for a closed pipe or Ctrl-C.
+
+    click itself ends a command whose output meets a closed pipe (exit 1) and
+    turns Ctrl-C inside a command into "Aborted!"; what reaches here is what
+    happens outside its handlers, such as an error report meeting a pipe
+    already closed (`gapstate replay x --format json | true`).
+    """
     try:
         main(prog_name="gapstate")
     except BrokenPipeError:
-        # The reader went away (`gapstate replay t.jsonl | head`); silence the
-        # interpreter's own flush of stdout at exit, as the Python docs advise.
+        # The reader went away; silence the interpreter's own flush of
+        # stdout at exit, as the Python docs advise.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(1)
     except KeyboardInterrupt:
