@@ -88,6 +88,24 @@ class Machine:
     def within_caps(self, config: Config) -> bool:
         return all(getattr(config, counter) <= limit for counter, limit in self.caps.items())
 
+    def guard_values(self, before: Config, event: str, choice: bool = False) -> tuple[Config, dict[str, bool]]:
+        """The configuration the guards read (after the event's `sets`) and every guard's value there."""
+        sets = _EVENT_SETS[event]
+        if sets:
+            fields = list(before)
+            for index, value in sets:
+                fields[index] = value
+            mid = Config._make(fields)
+        else:
+            mid = before
+        chosen = CHOICE_OF.get(event)
+        caps = self.caps
+        values = {
+            name: (choice if name == chosen else False) if guard.derive is None else guard.derive(mid, caps)
+            for name, guard in GUARDS.items()
+        }
+        return mid, values
+
     def step(self, config: Config, event: str, choice: bool = False) -> Outcome:
         key = (config, event, choice)
         outcome = self._memo.get(key)
@@ -98,17 +116,9 @@ class Machine:
     def _step(self, before: Config, event: str, choice: bool) -> Outcome:
         if before.ended:
             return Outcome(Status.ENDED, before, None, (), (), (), False)
-        fields = list(before)
-        sets = _EVENT_SETS[event]
-        for index, value in sets:
-            fields[index] = value
-        mid = Config._make(fields) if sets else before
-        chosen = CHOICE_OF.get(event)
+        mid, values = self.guard_values(before, event, choice)
+        fields = list(mid)
         caps = self.caps
-        values = {
-            name: (choice if name == chosen else False) if guard.derive is None else guard.derive(mid, caps)
-            for name, guard in GUARDS.items()
-        }
         names, rows = self._lookup[(mid.state, event)]
         compiled = rows.get(tuple([values[n] for n in names]))
         if compiled is None:

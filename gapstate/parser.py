@@ -323,3 +323,21 @@ def _syntax_finding(parser: Lark, error: UnexpectedInput, rule: str, text: str, 
     label = _label(parser, error, rule)
     message = f"{label}: {detail}" if label else detail
     return ParseError(line, column, ParseProblem.SYNTAX, detail=message)
+
+
+def parse_address(text: str) -> tuple[str, str, tuple[Literal, ...]] | ParseError:
+    """`STATE | EVENT | GUARDS` (a row's address, as `@unreachable` writes it): its parts, or why not.
+
+    The column of a syntax error counts from the start of `text`.
+    """
+    prefix = "@unreachable "
+    parser = _lark()
+    try:
+        tree = parser.parse(prefix + text, start="line")
+    except UnexpectedInput as error:
+        found = _syntax_finding(parser, error, "line", prefix + text, 1)
+        message = found.message.replace("'@unreachable' takes", "a row's address is")
+        return ParseError(1, max(1, found.column - len(prefix)), ParseProblem.SYNTAX, detail=message)
+    item = tree.children[0]
+    state, event, guards = item.children
+    return str(_word(state)), str(_word(event)), _literals(guards)[0]

@@ -297,3 +297,92 @@ def concretize(steps: Iterable[tuple[str, bool]]) -> list[dict[str, Any]]:
             item["speech_start"] = 100 * index - 50 if choice else 0
         trace.append(item)
     return trace
+
+
+# Shortest ways to rows -------------------------------------------------------
+#
+# What `witness`, `explain`, test vectors and guided fuzzing ask of the graph:
+# which reachable steps fire a row, the shortest clean trace ending on one,
+# and how far every configuration is from firing it.
+
+
+class Firing(NamedTuple):
+    """One reachable step that matches a row: `event` (with its chosen guard `choice`) from `config`.
+
+    `clean` is False when the step breaks a rule. A step matching an
+    `invalid` row is a refusal: the replay stops on it, and it breaks nothing.
+    """
+
+    config: Config
+    event: str
+    choice: bool
+    clean: bool
+
+
+def firings(machine: Machine, exploration: Exploration) -> dict[int, list[Firing]]:
+    """Every reachable step, grouped by the line of the row it matches (`invalid` rows included).
+
+    Configurations past a cap and after `session_end` take no step. The lists
+    follow the exploration's order, so choices among them are deterministic.
+    """
+    out: dict[int, list[Firing]] = {}
+    events = tuple(EVENTS)
+    for config in exploration.graph.nodes:
+        if config.ended or not machine.within_caps(config):
+            continue
+        for event in events:
+            for choice in machine.choices(config, event):
+                outcome = machine.step(config, event, choice)
+                if outcome.row is not None:
+                    out.setdefault(outcome.row.line, []).append(Firing(config, event, choice, not outcome.broken))
+    return out
+
+
+class Witness(NamedTuple):
+    """The shortest trace whose last event is `firing`; `detour` when no way there breaks no rule."""
+
+    firing: Firing
+    trace: list[dict[str, Any]]
+    detour: bool
+
+
+def distances_from_initial(exploration: Exploration, clean: bool = True) -> dict[Config, int]:
+    """How many steps each configuration is from the initial one (along clean steps if asked)."""
+    graph = exploration.clean_graph() if clean else exploration.graph
+    return nx.single_source_shortest_path_length(graph, exploration.initial)
+
+
+def shortest_firing_trace(exploration: Exploration, ways: list[Firing]) -> Witness | None:
+    """The shortest trace from the initial configuration whose last event fires one of `ways`.
+
+    It walks only steps that break no rule, so replaying it ends on exactly
+    that row; among equally short ones a last step that breaks nothing wins.
+    When every way there breaks a rule first, the shortest way regardless is
+    given, marked `detour`. None when `ways` is empty.
+    """
+    if not ways:
+        return None
+    for clean in (True, False):
+        distance = distances_from_initial(exploration, clean)
+        reached = [w for w in ways if w.config in distance]
+        if reached:
+            best = min(reached, key=lambda w: (distance[w.config], not w.clean))
+            trace = exploration.trace_to(best.config, (best.event, best.choice), clean=clean)
+            return Witness(best, trace, not clean)
+    return None  # pragma: no cover - every configuration of the graph is reachable
+
+
+def distances_to_firing(exploration: Exploration, ways: list[Firing]) -> dict[Config, int]:
+    """For every configuration that can still fire the row, the fewest events that fire it.
+
+    Counts the firing event itself (1 from a configuration that fires the row
+    directly) and walks only steps that break no rule; configurations
+    missing from the result cannot fire the row that way. Guided fuzzing
+    reads this as a distance to minimise.
+    """
+    sources = {w.config for w in ways if w.clean}
+    if not sources:
+        return {}
+    backwards = exploration.clean_graph().reverse(copy=False)
+    lengths = nx.multi_source_dijkstra_path_length(backwards, sources)
+    return {config: steps + 1 for config, steps in lengths.items()}

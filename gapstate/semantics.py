@@ -287,3 +287,16 @@ RULES: tuple[Rule, ...] = (
         frozenset({"session_end"}),
     ),
 )
+
+# What each field of a Config means, set (True) and cleared (False), for
+# explanations in words (`gapstate explain`).
+FIELD_WORDS: dict[str, tuple[str, str]] = {
+    "busy": ("the interviewer is busy", "the interviewer is idle"),
+    "candidate_active": ("the candidate holds the floor", "the candidate has released the floor"),
+    "late_loss": ("a loss that arrived during the send is remembered", "no late loss is remembered"),
+    "in_flight": ("a send is in flight", "no send is in flight"),
+    "standing": ("a committed request stands", "no committed request stands"),
+    "debt_owed": ("the interviewer's reply is owed (the debt)", "the debt is discharged: no reply is owed"),
+    "seen_any": ("the interval id is remembered for the session", "no interval id is remembered"),
+    "ended": ("the session has ended: nothing may follow", "the session goes on"),
+}
