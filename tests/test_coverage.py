@@ -1,0 +1,91 @@
+"""Coverage: the rows recorded traces fire, counted exactly as replaying them one by one."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+import gapstate
+from gapstate.coverage import coverage, trace_files
+from gapstate.errors import GapstateError
+from gapstate.replayer import replay
+from gapstate.trace import read_trace
+from gapstate.witness import Ways, witness
+
+from .support import SPEC_TEXT
+
+SPEC = gapstate.load_spec(SPEC_TEXT)
+
+
+def joined(first: list[dict], second: list[dict]) -> list[dict]:
+    """Two traces one after the other, the second's times moved past the first's."""
+    shift = first[-1]["t"] if first else 0
+    return first + [{**event, "t": event["t"] + shift} for event in second]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """Traces that fire every row and refuse every invalid one, alone and in pairs (many stop midway)."""
+    ways = Ways(SPEC)
+    witnesses = [list(w.trace) for w in (witness(ways, row) for row in SPEC.table.rows) if w.trace]
+    traces = witnesses + [joined(a, b) for a in witnesses[::5] for b in witnesses[::3]]
+    root = tmp_path_factory.mktemp("sessions")
+    for n, trace in enumerate(traces):
+        sub = root / f"day{n % 3}"
+        sub.mkdir(exist_ok=True)
+        (sub / f"s{n:04d}.jsonl").write_text("".join(json.dumps(e) + "\n" for e in trace), encoding="utf-8")
+    (root / "notes.txt").write_text("not a trace\n", encoding="utf-8")
+    return root
+
+
+def one_by_one(paths: list[str]):
+    fired, events, stopped = Counter(), 0, []
+    for path in paths:
+        result = replay(SPEC, read_trace(path))
+        fired.update(step["row"] for step in result.steps)
+        events += result.events
+        if result.error:
+            stopped.append({"trace": path, "index": result.error.index, "kind": result.error.kind})
+    return fired, events, stopped
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_counts_equal_replaying_the_traces_one_by_one(folder, jobs):
+    paths = list(trace_files([str(folder)]))
+    result = coverage(SPEC, SPEC_TEXT, paths, jobs).to_dict()
+    fired, events, stopped = one_by_one(paths)
+    assert result["traces"] == len(paths) and result["events"] == events
+    assert {int(line): n for line, n in result["fired"].items() if n} == dict(fired)
+    assert result["stopped"] == stopped and stopped  # some traces do stop
+    assert result["never"] == []  # the witnesses fire every reachable row
+    assert result["reachable"] == len(result["fired"]) == len(SPEC.table.rows) - 3 - sum(r.invalid for r in SPEC.table.rows)
+
+
+def test_rows_no_trace_fired_are_listed_as_never(folder):
+    paths = [p for p in trace_files([str(folder)]) if p.endswith(("s0000.jsonl", "s0001.jsonl"))]
+    result = coverage(SPEC, SPEC_TEXT, paths, 1).to_dict()
+    fired = {int(line) for line, n in result["fired"].items() if n}
+    assert fired and set(result["never"]) == {int(line) for line in result["fired"]} - fired
+    assert result["never"] == sorted(result["never"])
+
+
+def test_folders_are_read_recursively_for_jsonl_files_in_sorted_order(folder, tmp_path):
+    paths = list(trace_files([str(folder)]))
+    assert paths == sorted(paths) and all(p.endswith(".jsonl") for p in paths)
+    with pytest.raises(GapstateError, match="no trace files"):
+        list(trace_files([str(tmp_path)]))
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_first_malformed_trace_is_unusable_input_naming_it_and_its_line(folder, tmp_path, jobs):
+    paths = list(trace_files([str(folder)]))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"event": "loss_silent"}\n{"event": "loss_voiced"}\n', encoding="utf-8")
+    worse = tmp_path / "worse.jsonl"
+    worse.write_text("not json\n", encoding="utf-8")
+    with pytest.raises(GapstateError) as error:
+        coverage(SPEC, SPEC_TEXT, paths[:7] + [str(bad)] + paths[7:] + [str(worse)], jobs)
+    assert (error.value.file, error.value.line) == (str(bad), 2)
+    assert "needs an 'id'" in error.value.message

@@ -1,0 +1,154 @@
+"""The state diagram: its model, Mermaid and DOT output, the real renderers, and the marked block."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+import gapstate
+from gapstate.diagram import ALLOWED, INVALID, MARKER, STAY_ROW, UnclosedBlock, build, dot, mermaid, stale_blocks, update
+
+from .support import SPEC_TEXT
+
+TABLE = gapstate.load_spec(SPEC_TEXT).table
+ALLOWED_LINES = {row.line for row in TABLE.rows if any(a.names(row) for a in TABLE.allowances)}
+
+
+def drawn(diagram) -> list[tuple[str, str, int]]:
+    return sorted((e.source, e.target, line) for e in diagram.edges for line in e.rows)
+
+
+def expected(rows) -> list[tuple[str, str, int]]:
+    return sorted((s, r.target(s), r.line) for r in rows for s in TABLE.states if r.applies_to(s))
+
+
+def test_the_default_diagram_draws_every_row_that_moves_once_and_nothing_else():
+    diagram = build(TABLE)
+    moving = [r for r in TABLE.rows if r.next != "=" and not r.invalid]
+    assert drawn(diagram) == expected(moving)
+    keys = [(e.source, e.target, e.kind) for e in diagram.edges]
+    assert len(keys) == len(set(keys)), "one edge per (state, next state) and kind"
+    assert diagram.initial == "CLEAR"
+
+
+def test_all_adds_stay_and_invalid_rows_and_allowed_rows_are_dashed():
+    diagram = build(TABLE, all_rows=True)
+    assert drawn(diagram) == expected(TABLE.rows)
+    kinds = {line: e.kind for e in diagram.edges for line in e.rows}
+    assert {line for line, kind in kinds.items() if kind == ALLOWED} == ALLOWED_LINES
+    assert all(kinds[r.line] == INVALID for r in TABLE.rows if r.invalid)
+    assert kinds[next(r.line for r in TABLE.rows if r.actions == ("merge_gap",))] == STAY_ROW
+    dashed = [line for line in mermaid(diagram).splitlines() if "-.->" in line]
+    assert sum("unrepaired_attempts" in line for line in dashed) == 2  # OPEN and DUE, the three allowed rows
+
+
+def test_identical_labels_are_merged_into_one_line():
+    diagram = build(TABLE, all_rows=True)
+    for edge in diagram.edges:
+        assert len(edge.labels) == len(set(edge.labels))
+    # `* | loss_silent` is drawn once from each state, not once per row and state
+    silent = [e for e in diagram.edges if "loss_silent / note_trim" in e.labels]
+    assert sorted(e.source for e in silent) == sorted(TABLE.states)
+
+
+def test_coverage_splits_edges_by_whether_their_rows_fired():
+    fired = {r.line for r in TABLE.rows if r.event == "loss_voiced"}
+    diagram = build(TABLE, fired=fired)
+    for edge in diagram.edges:
+        if edge.kind == ALLOWED:
+            assert edge.fired is None
+        else:
+            assert edge.fired == all(line in fired for line in edge.rows) == any(line in fired for line in edge.rows)
+    text = mermaid(diagram)
+    assert "stroke:#1a7f37" in text and "stroke:#cf222e" in text
+    assert 'color="#cf222e"' in dot(diagram)
+
+
+def test_mermaid_link_styles_point_at_the_edges_they_colour():
+    diagram = build(TABLE, all_rows=True, fired={r.line for r in TABLE.rows if r.event == "send_ok"})
+    lines = mermaid(diagram).splitlines()
+    links = [line for line in lines if "-->" in line or "-.->" in line]
+    for style in (line for line in lines if line.strip().startswith("linkStyle")):
+        index = int(style.split()[1])
+        edge = diagram.edges[index - 1]
+        assert edge.source in links[index] and ("#1a7f37" in style) == (edge.fired is True)
+
+
+# The marked block ------------------------------------------------------------
+
+DRAWN = mermaid(build(TABLE))
+
+
+def test_a_spec_without_the_marker_has_no_stale_block_and_update_appends_one():
+    text = "# Title\n\nprose\n"
+    assert stale_blocks(text, DRAWN) == []
+    updated = update(text, DRAWN)
+    assert updated.startswith(text)
+    assert updated[len(text) :] == f"\n{MARKER}\n```mermaid\n{DRAWN}```\n"
+    assert stale_blocks(updated, DRAWN) == []
+    assert update(updated, DRAWN) == updated
+
+
+def test_update_rewrites_only_the_marked_block():
+    before, after = "# T\r\n\r\nintro\r\n" + MARKER + "\r\n```mermaid\r\n", "```\r\n\r\nmore prose\r\n"
+    text = before + "flowchart LR\r\n    old --> stale\r\n" + after
+    assert stale_blocks(text, DRAWN) == [(5, "the diagram differs from the table; run `gapstate graph --update`")]
+    updated = update(text, DRAWN)
+    assert updated == before + DRAWN.replace("\n", "\r\n") + after
+    assert stale_blocks(updated, DRAWN) == []
+
+
+def test_a_marker_without_a_block_is_stale_and_update_adds_the_block_after_it():
+    text = f"intro\n{MARKER}\nprose\n"
+    assert [line for line, _ in stale_blocks(text, DRAWN)] == [2]
+    assert update(text, DRAWN) == f"intro\n{MARKER}\n```mermaid\n{DRAWN}```\nprose\n"
+
+
+def test_an_unclosed_block_is_stale_and_update_refuses_to_swallow_the_rest():
+    text = f"{MARKER}\n```mermaid\nflowchart LR\n"
+    assert stale_blocks(text, DRAWN) == [(2, "the diagram block is never closed")]
+    with pytest.raises(UnclosedBlock):
+        update(text, DRAWN)
+
+
+def test_trailing_blanks_in_the_block_are_not_a_difference():
+    text = f"{MARKER}\n```mermaid\n" + "".join(line + "  \n" for line in DRAWN.splitlines()) + "```\n"
+    assert stale_blocks(text, DRAWN) == []
+
+
+# The real renderers ------------------------------------------------------------
+
+FULL = build(TABLE, all_rows=True, fired={r.line for r in TABLE.rows if r.event in ("loss_voiced", "send_ok")})
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz `dot` is not installed")
+@pytest.mark.parametrize("diagram", [build(TABLE), FULL], ids=["default", "all-coverage"])
+def test_graphviz_dot_renders_the_output(tmp_path, diagram):
+    result = subprocess.run(["dot", "-Tsvg"], input=dot(diagram), capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "<svg" in result.stdout and "unrepaired_attempts" in result.stdout
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(shutil.which("mmdc") is None or _chromium() is None, reason="mermaid-cli or chromium is not installed")
+def test_mermaid_cli_renders_the_output(tmp_path):
+    # One slow render covers every construct: both arrows, multi-line labels,
+    # self-loops and link styles (an out-of-range linkStyle fails the render).
+    config = tmp_path / "puppeteer.json"
+    config.write_text(json.dumps({"executablePath": _chromium(), "args": ["--no-sandbox"]}), encoding="utf-8")
+    source = tmp_path / "diagram.mmd"
+    source.write_text(mermaid(FULL), encoding="utf-8")
+    out = tmp_path / "diagram.svg"
+    result = subprocess.run(
+        ["mmdc", "-p", str(config), "-i", str(source), "-o", str(out), "-q"],
+        capture_output=True, text=True, timeout=180,
+    )
+    assert result.returncode == 0, result.stderr
+    svg = out.read_text(encoding="utf-8")
+    assert "<svg" in svg and "REQUESTED" in svg and "defer_no_interrupt" in svg

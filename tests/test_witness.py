@@ -1,0 +1,120 @@
+"""Witness traces and explanations: the shortest clean way to every row, and why some rows never fire."""
+
+from __future__ import annotations
+
+import pytest
+
+import gapstate
+from gapstate.errors import GapstateError
+from gapstate.explain import explain
+from gapstate.proof import distances_to_firing, shortest_firing_trace
+from gapstate.replayer import replay
+from gapstate.trace import from_dicts
+from gapstate.witness import FIRES, INVALID, UNREACHABLE, Ways, find_row, witness
+
+from .support import SPEC_TEXT, variant
+
+SPEC = gapstate.load_spec(SPEC_TEXT)
+TABLE = SPEC.table
+ALLOWED = {row.line for row in TABLE.rows if any(a.names(row) for a in TABLE.allowances)}
+FIRING = [row for row in TABLE.rows if not row.invalid and row.line not in ALLOWED]
+REFUSING = [row for row in TABLE.rows if row.invalid]
+
+
+@pytest.fixture(scope="module")
+def ways():
+    return Ways(SPEC)
+
+
+def test_every_reachable_row_has_a_witness_that_replays_to_it(ways):
+    for row in FIRING:
+        found = witness(ways, row)
+        assert found.status == FIRES, row
+        result = replay(SPEC, from_dicts(found.trace))
+        assert result.ok and result.steps[-1]["row"] == row.line, row
+        assert list(found.steps) == list(result.steps)
+
+
+def test_a_witness_is_as_short_as_the_distance_the_proof_measures(ways):
+    # Two independent searches (forwards from the initial configuration,
+    # backwards from the firing ones) must agree on every row.
+    for row in FIRING:
+        trace = shortest_firing_trace(ways.exploration, ways.of(row)).trace
+        assert distances_to_firing(ways.exploration, ways.of(row))[ways.exploration.initial] == len(trace), row
+
+
+def test_the_allowed_rows_have_no_witness_because_an_attempt_is_always_left(ways):
+    assert len(ALLOWED) == 3
+    for line in ALLOWED:
+        found = witness(ways, find_row(TABLE, str(line), "spec"))
+        assert found.status == UNREACHABLE and found.trace is None
+        assert "`!attempts_left` never holds" in found.reason
+        assert "attempts_left (episode_attempts is below its cap) is true in every one of the" in found.reason
+
+
+def test_every_invalid_row_gets_the_shortest_trace_ending_on_its_refusal(ways):
+    for row in REFUSING:
+        found = witness(ways, row)
+        assert found.status == INVALID and "refused" in found.reason
+        result = replay(SPEC, from_dicts(found.trace))
+        assert result.error.kind == "invalid_event" and result.error.index == len(found.trace) - 1, row
+        assert f"row at line {row.line}" in result.error.message
+        assert len(found.steps) == len(found.trace) - 1
+
+
+def test_rows_are_found_by_line_or_by_address_with_guards_in_any_order():
+    row = find_row(TABLE, "OPEN | floor_released | attempts_left, !busy ,budget_left", "spec")
+    assert str(row) == "OPEN | floor_released | !busy,budget_left,attempts_left | SENDING | send_request"
+    assert find_row(TABLE, str(row.line), "spec") == row
+    assert find_row(TABLE, "*|loss_silent|-", "spec").actions == ("note_trim",)
+
+
+@pytest.mark.parametrize(
+    "address, says",
+    [
+        ("1", "line 1 holds no row"),
+        ("OPEN | floor_released | busy,budget_left", "no row `OPEN | floor_released | busy,budget_left`"),
+        ("OPEN | loss_silent | -", "did you mean `* | loss_silent | -`"),
+        ("OPEN | floor_released", "a row's address is state | event | guards"),
+    ],
+)
+def test_an_address_that_names_no_row_says_why(address, says):
+    with pytest.raises(GapstateError) as error:
+        find_row(TABLE, address, "spec.md")
+    assert says in str(error.value) and str(error.value).startswith("spec.md")
+
+
+def test_a_witness_on_a_defective_table_walks_only_steps_that_break_no_rule():
+    # Sending on candidate_start from CLEAR breaks send-while-candidate-active
+    # on a way into SENDING shorter (2 events to send_ok) than the clean one
+    # (3): the witness of a SENDING row must take the clean way.
+    text = variant("CLEAR | candidate_start | - | = | noop", "CLEAR | candidate_start | - | SENDING | send_request")
+    spec = gapstate.load_spec(text)
+    ways = Ways(spec)
+    row = find_row(spec.table, "SENDING | send_ok | !late_loss", "spec")
+    found = witness(ways, row)
+    result = replay(spec, from_dicts(found.trace))
+    assert result.ok and result.steps[-1]["row"] == row.line
+    assert [event["event"] for event in found.trace] == ["loss_voiced", "floor_released", "send_ok"]
+    assert found.detour is False
+
+
+def test_explain_counts_configurations_and_checks_the_rules_of_a_send(ways):
+    row = find_row(TABLE, "OPEN | floor_released | !busy,budget_left,attempts_left", "spec")
+    said = explain(ways, row).to_dict()
+    assert said["status"] == "fires" and said["configurations"] == len({w.config for w in ways.of(row)}) > 0
+    rules = {note["id"]: note for note in said["rules"]}
+    assert {"send-while-busy", "send-without-budget", "second-send-in-flight"} <= set(rules)
+    assert all(note["kept"] is True for note in rules.values())
+    assert "send_request: episode_attempts +1; a send is in flight; no late loss is remembered" in said["effects"]
+    assert [g["guard"] for g in said["when"]] == ["!busy", "budget_left", "attempts_left"]
+    assert said["trace"] == list(witness(ways, row).trace)
+
+
+def test_explain_of_an_allowed_row_says_why_it_never_fires(ways):
+    line = min(ALLOWED)
+    said = explain(ways, find_row(TABLE, str(line), "spec")).to_dict()
+    assert said["status"] == "unreachable" and said["allowed_unreachable"] is True
+    assert said["configurations"] == 0 and said["trace"] is None
+    assert "never holds" in said["reason"]
+    assert all(note["kept"] is None for note in said["rules"])
