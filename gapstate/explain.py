@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .semantics import ACTIONS, ENDINGS, EVENTS, FIELD_WORDS, GUARDS, RULES, WRITE_OFFS
+from .semantics import ACTIONS, ENDINGS, EVENTS, FIELD_WORDS, GUARDS, KEPT_BY, RULES, WRITE_OFFS
 from .table import STAY, Row
 from .witness import FIRES, INVALID, UNREACHABLE, Ways, witness
 
@@ -27,6 +27,7 @@ class RuleNote:
     every_step: bool  # the rule is checked on every step, not only on this row's event or actions
     checked: int  # reachable steps firing the row, each checked against the rule
     broken: int  # of those, the ones that break it
+    guarded_by: str | None = None  # a guard literal of the row that keeps the rule by itself
 
     @property
     def kept(self) -> bool | None:
@@ -40,6 +41,7 @@ class RuleNote:
             "kept": self.kept,
             "checked_steps": self.checked,
             "broken_steps": self.broken,
+            "guarded_by": self.guarded_by,
         }
 
 
@@ -92,7 +94,14 @@ def explain(ways: Ways, row: Row) -> Explanation:
         for rule_id in machine.step(way.config, way.event, way.choice).broken:
             broken[rule_id] = broken.get(rule_id, 0) + 1
     rules = tuple(
-        RuleNote(rule.id, rule.description, not rule.on, len(firings), broken.get(rule.id, 0))
+        RuleNote(
+            rule.id,
+            rule.description,
+            not rule.on,
+            len(firings),
+            broken.get(rule.id, 0),
+            next((str(lit) for lit in row.guards if str(lit) in KEPT_BY.get(rule.id, ())), None),
+        )
         for rule in RULES
         if not row.invalid and rule.concerns(row.event, row.actions)
     )

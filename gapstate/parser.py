@@ -325,11 +325,14 @@ def _syntax_finding(parser: Lark, error: UnexpectedInput, rule: str, text: str, 
     return ParseError(line, column, ParseProblem.SYNTAX, detail=message)
 
 
-def parse_address(text: str) -> tuple[str, str, tuple[Literal, ...]] | ParseError:
-    """`STATE | EVENT | GUARDS` (a row's address, as `@unreachable` writes it): its parts, or why not.
+def parse_address(text: str) -> tuple[str, str, tuple[Literal, ...]]:
+    """`STATE | EVENT | GUARDS` (a row's address, as `@unreachable` writes it) as its parts.
 
-    The column of a syntax error counts from the start of `text`.
+    Raises GapstateError with the column (counted from the start of `text`)
+    and the parser's diagnostic when the address is malformed.
     """
+    from .errors import GapstateError
+
     prefix = "@unreachable "
     parser = _lark()
     try:
@@ -337,7 +340,9 @@ def parse_address(text: str) -> tuple[str, str, tuple[Literal, ...]] | ParseErro
     except UnexpectedInput as error:
         found = _syntax_finding(parser, error, "line", prefix + text, 1)
         message = found.message.replace("'@unreachable' takes", "a row's address is")
-        return ParseError(1, max(1, found.column - len(prefix)), ParseProblem.SYNTAX, detail=message)
+        raise GapstateError(message, column=max(1, found.column - len(prefix))) from None
     item = tree.children[0]
+    if isinstance(item, Token) or item.data != "allow":
+        raise GapstateError("a row's address is state | event | guards", column=1)
     state, event, guards = item.children
     return str(_word(state)), str(_word(event)), _literals(guards)[0]

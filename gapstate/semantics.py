@@ -300,3 +300,14 @@ FIELD_WORDS: dict[str, tuple[str, str]] = {
     "seen_any": ("the interval id is remembered for the session", "no interval id is remembered"),
     "ended": ("the session has ended: nothing may follow", "the session goes on"),
 }
+
+# Guard literals that keep a rule by themselves: a row requiring one of them
+# cannot break the rule, whatever the configuration (`gapstate explain` says so).
+KEPT_BY: dict[str, frozenset[str]] = {
+    "send-while-busy": frozenset({"!busy"}),
+    "send-while-candidate-active": frozenset({"!candidate_active"}),
+    "send-without-budget": frozenset({"budget_left"}),
+    "send-without-attempts": frozenset({"attempts_left"}),
+    "settle-without-evidence": frozenset({"post_send"}),
+    "write-off-before-cap": frozenset({"!attempts_left", "!budget_left"}),
+}

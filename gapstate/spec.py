@@ -37,6 +37,7 @@ class Spec(NamedTuple):
     path: str
     table: Table | None
     findings: tuple[Finding, ...]
+    text: str = ""  # the markdown it came from: `check` compares its marked diagram block with the table
 
     @property
     def steppable(self) -> bool:
@@ -82,8 +83,8 @@ def parse_spec(text: str, path: str) -> Spec:
 
     parsed = parse_text(text)
     if parsed.table is None:
-        return Spec(path, None, parsed.findings)
-    return Spec(path, parsed.table, tuple(validate(parsed.table)))
+        return Spec(path, None, parsed.findings, text)
+    return Spec(path, parsed.table, tuple(validate(parsed.table)), text)
 
 
 def validate(table: Table) -> list[Finding]:

@@ -39,10 +39,10 @@ def find_row(table: Table, address: str, source: str) -> Row:
         raise GapstateError(f"line {line} holds no row of the table", file=source, line=line)
     from .parser import parse_address
 
-    parsed = parse_address(text)
-    if not isinstance(parsed, tuple):
-        raise GapstateError(f"row address '{address}', column {parsed.column}: {parsed.message}", file=source)
-    state, event, guards = parsed
+    try:
+        state, event, guards = parse_address(text)
+    except GapstateError as error:
+        raise GapstateError(f"row address '{address}', column {error.column}: {error.message}", file=source) from None
     wanted = frozenset(guards)
     for row in table.rows:
         if row.state == state and row.event == event and row.guard_set == wanted:
