@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from .findings import DiagramProblem, StaleDiagram
 from .table import STAY, Row, Table
 
 TRANSITION = "transition"  # a row that moves to another state (or names its own)
@@ -193,22 +194,30 @@ def marked_blocks(lines: list[str]) -> list[Block]:
     return blocks
 
 
-def stale_blocks(text: str, drawn: str) -> list[tuple[int, str]]:
-    """(1-based line, why) of every marked block whose content is not `drawn`.
+def stale_blocks(text: str, drawn: str) -> list[StaleDiagram]:
+    """A `stale_diagram` finding for every marked block whose content is not `drawn`.
 
-    Trailing blanks on a line are ignored, since editors strip them.
+    Reported at the block's opening fence (at the marker when there is no
+    block). Trailing blanks on a line are ignored, since editors strip them.
     """
     lines = text.splitlines()
     wanted = [line.rstrip() for line in drawn.splitlines()]
     stale = []
     for block in marked_blocks(lines):
         if block.opening is None:
-            stale.append((block.marker + 1, f"the line `{MARKER}` is not followed by a ```mermaid block"))
+            stale.append(StaleDiagram(block.marker + 1, 1, DiagramProblem.NO_BLOCK))
         elif block.closing is None:
-            stale.append((block.opening + 1, "the diagram block is never closed"))
+            stale.append(StaleDiagram(block.opening + 1, 1, DiagramProblem.UNCLOSED))
         elif [line.rstrip() for line in lines[block.opening + 1 : block.closing]] != wanted:
-            stale.append((block.opening + 1, "the diagram differs from the table; run `gapstate graph --update`"))
+            stale.append(StaleDiagram(block.opening + 1, 1, DiagramProblem.DIFFERS))
     return stale
+
+
+def diagram_findings(text: str, table: Table) -> list[StaleDiagram]:
+    """`stale_diagram` findings of a spec's text against the diagram its table draws."""
+    if MARKER not in text:
+        return []
+    return stale_blocks(text, mermaid(build(table)))
 
 
 class UnclosedBlock(ValueError):

@@ -294,6 +294,29 @@ class RuleBroken(Finding):
         return {"rule": self.rule, "trace": [dict(event) for event in self.trace]}
 
 
+class DiagramProblem(Enum):
+    """Why a marked diagram block is stale; each value is its message template."""
+
+    DIFFERS = "the diagram differs from what `gapstate graph --format mermaid` draws for this table; run `gapstate graph --update`"
+    NO_BLOCK = "the line `<!-- gapstate:graph -->` is not followed by a ```mermaid block; run `gapstate graph --update`"
+    UNCLOSED = "the diagram block is never closed; close it with ``` and run `gapstate graph --update`"
+
+
+class StaleDiagram(Finding):
+    """A diagram block marked `<!-- gapstate:graph -->` that is not what `gapstate graph` draws."""
+
+    kind = "stale_diagram"
+    __slots__ = ("reason",)
+
+    def __init__(self, line: int, column: int, reason: DiagramProblem):
+        super().__init__(line, column)
+        self.reason = reason
+
+    @property
+    def message(self) -> str:
+        return self.reason.value
+
+
 CATALOGUE: tuple[type[Finding], ...] = (
     ParseError,
     UnknownName,
@@ -304,5 +327,6 @@ CATALOGUE: tuple[type[Finding], ...] = (
     Unreachable,
     StaleAllowance,
     RuleBroken,
+    StaleDiagram,
 )
 KINDS: tuple[str, ...] = tuple(cls.kind for cls in CATALOGUE)

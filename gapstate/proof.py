@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 import networkx as nx
 
+from .diagram import diagram_findings
 from .findings import (
     AllowanceProblem,
     Ambiguous,
@@ -131,6 +132,7 @@ def check(spec: Spec) -> CheckResult:
         findings.extend(reach)
         stats["unreachable_allowed"] = allowed
         findings.extend(rule_findings(exploration))
+        findings.extend(diagram_findings(spec.text, table))
     findings.sort(key=lambda f: f.sort_key)
     return CheckResult(spec.path, stats, tuple(findings))
 

@@ -56,3 +56,34 @@ def read_text(path: str | Path) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise not_utf8(data, error, label(path)) from None
+
+
+def write_atomically(path: str | Path, data: bytes) -> None:
+    """Replace the file's bytes all at once: a temporary file beside it, then a rename.
+
+    A reader sees the old file or the new one, never half of either. A
+    symbolic link is followed, so the file it names is replaced and the link
+    stays; the file's permissions are kept.
+    """
+    import os
+    import tempfile
+
+    target = os.path.realpath(path)
+    folder = os.path.dirname(target) or "."
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".gapstate-", suffix=".tmp", dir=folder)
+    except OSError as error:
+        raise GapstateError(f"cannot write beside it: {error.strerror}", file=str(path)) from None
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        try:
+            os.chmod(temporary, os.stat(target).st_mode & 0o7777)
+        except FileNotFoundError:
+            pass
+        os.replace(temporary, target)
+    except OSError as error:
+        os.unlink(temporary) if os.path.exists(temporary) else None
+        raise GapstateError(f"cannot write: {error.strerror}", file=str(path)) from None

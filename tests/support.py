@@ -8,6 +8,7 @@ from click.testing import CliRunner, Result
 
 import gapstate
 from gapstate.cli import main
+from gapstate.diagram import marked_blocks
 from gapstate.spec import parse_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,9 +24,23 @@ def line_of(text: str, fragment: str) -> int:
     return hits[0]
 
 
-def variant(old: str, new: str, text: str = SPEC_TEXT) -> str:
-    """The bundled spec with one exact line replaced (or removed, when `new` is empty)."""
+def without_diagram(text: str) -> str:
+    """The text minus its marked diagram block (marker, fences and all), which comes after the table.
+
+    A changed table makes the bundled spec's diagram stale; tests that change
+    the table and name every finding they expect drop it, so that only
+    tests/test_diagram.py and tests/test_graph.py deal in `stale_diagram`.
+    """
     lines = text.splitlines(keepends=True)
+    for block in reversed(marked_blocks([line.rstrip("\r\n") for line in lines])):
+        end = block.closing if block.closing is not None else block.marker
+        del lines[block.marker : end + 1]
+    return "".join(lines)
+
+
+def variant(old: str, new: str, text: str = SPEC_TEXT) -> str:
+    """The bundled spec with one exact line replaced (or removed, when `new` is empty), minus its diagram."""
+    lines = without_diagram(text).splitlines(keepends=True)
     hits = [i for i, line in enumerate(lines) if line.rstrip("\n") == old]
     assert len(hits) == 1, f"{old!r} is not exactly one line of the spec"
     lines[hits[0]] = new + "\n" if new else ""

@@ -9,7 +9,7 @@ from gapstate.proof import concretize
 from gapstate.semantics import RULES
 from gapstate.spec import parse_spec
 
-from .support import SPEC_TEXT, assert_findings, check_text, labels, line_of, table, variant
+from .support import SPEC_TEXT, assert_findings, check_text, labels, line_of, table, variant, without_diagram
 
 ALLOWED = (
     "OPEN | floor_released | !busy,budget_left,!attempts_left | CLEAR | unrepaired_attempts",
@@ -106,7 +106,7 @@ def test_a_document_with_two_tables_is_a_parse_error_at_the_second():
 
 
 def test_a_tilde_fence_with_an_info_string_holds_the_table():
-    text = SPEC_TEXT.replace("```gapstate", "~~~~ table").replace("\n```\n", "\n~~~~\n")
+    text = without_diagram(SPEC_TEXT).replace("```gapstate", "~~~~ table").replace("\n```\n", "\n~~~~\n")
     assert check_text(text).ok
 
 

@@ -95,7 +95,7 @@ def test_a_spec_without_the_marker_has_no_stale_block_and_update_appends_one():
 def test_update_rewrites_only_the_marked_block():
     before, after = "# T\r\n\r\nintro\r\n" + MARKER + "\r\n```mermaid\r\n", "```\r\n\r\nmore prose\r\n"
     text = before + "flowchart LR\r\n    old --> stale\r\n" + after
-    assert stale_blocks(text, DRAWN) == [(5, "the diagram differs from the table; run `gapstate graph --update`")]
+    assert [(f.kind, f.line, f.reason.name) for f in stale_blocks(text, DRAWN)] == [("stale_diagram", 5, "DIFFERS")]
     updated = update(text, DRAWN)
     assert updated == before + DRAWN.replace("\n", "\r\n") + after
     assert stale_blocks(updated, DRAWN) == []
@@ -103,13 +103,13 @@ def test_update_rewrites_only_the_marked_block():
 
 def test_a_marker_without_a_block_is_stale_and_update_adds_the_block_after_it():
     text = f"intro\n{MARKER}\nprose\n"
-    assert [line for line, _ in stale_blocks(text, DRAWN)] == [2]
+    assert [(f.line, f.reason.name) for f in stale_blocks(text, DRAWN)] == [(2, "NO_BLOCK")]
     assert update(text, DRAWN) == f"intro\n{MARKER}\n```mermaid\n{DRAWN}```\nprose\n"
 
 
 def test_an_unclosed_block_is_stale_and_update_refuses_to_swallow_the_rest():
     text = f"{MARKER}\n```mermaid\nflowchart LR\n"
-    assert stale_blocks(text, DRAWN) == [(2, "the diagram block is never closed")]
+    assert [(f.line, f.reason.name) for f in stale_blocks(text, DRAWN)] == [(2, "UNCLOSED")]
     with pytest.raises(UnclosedBlock):
         update(text, DRAWN)
 
