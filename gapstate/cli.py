@@ -22,14 +22,14 @@ import click
 from . import __version__
 from .errors import GapstateError
 
-FORMAT = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="text for people, json (one document on stdout) for programs.",
-)
+def format_option(*choices: str, help: str) -> Callable[..., Any]:
+    """`--format`, read into `fmt`; the first choice is the default."""
+    return click.option(
+        "--format", "fmt", type=click.Choice(list(choices)), default=choices[0], show_default=True, help=help
+    )
+
+
+FORMAT = format_option("text", "json", help="text for people, json (one document on stdout) for programs.")
 SPEC = click.option(
     "--spec",
     "spec_path",
@@ -335,14 +335,7 @@ def coverage(traces: tuple[str, ...], spec_path: str | None, fmt: str, jobs: int
 @main.command()
 @click.argument("traces", metavar="[TRACE]...", nargs=-1)
 @SPEC
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["mermaid", "dot"]),
-    default="mermaid",
-    show_default=True,
-    help="mermaid (what GitHub renders) or dot (Graphviz).",
-)
+@format_option("mermaid", "dot", help="mermaid (what GitHub renders) or dot (Graphviz).")
 @click.option("--all", "all_rows", is_flag=True, help="Also draw rows that stay (`=`) and `invalid` rows.")
 @click.option(
     "--coverage",

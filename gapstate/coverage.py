@@ -24,21 +24,19 @@ from pathlib import Path
 from typing import Any
 
 from .errors import GapstateError
+from .replayer import ReplayError
 from .spec import Spec, parse_spec
 
 
 @dataclass(frozen=True)
 class Stop:
-    """A trace whose replay stopped: at which event, the error kind and message."""
+    """A trace whose replay stopped, and the replay's error (index, kind, message, trace line)."""
 
     trace: str
-    index: int
-    kind: str
-    message: str
-    line: int  # the trace line of the event
+    error: ReplayError
 
     def to_dict(self) -> dict[str, Any]:
-        return {"trace": self.trace, "index": self.index, "kind": self.kind}
+        return {"trace": self.trace, "index": self.error.index, "kind": self.error.kind}
 
 
 @dataclass(frozen=True)
@@ -85,8 +83,7 @@ def count(spec: Spec, events: Any, name: str) -> TraceCount:
 
     fired: Counter[int] = Counter()
     result = replay(spec, events, keep_steps=False, on_step=lambda step: fired.update((step["row"],)))
-    error = result.error
-    stop = None if error is None else Stop(name, error.index, error.kind, error.message, error.line)
+    stop = None if result.error is None else Stop(name, result.error)
     return TraceCount(name, dict(fired), result.events, stop)
 
 

@@ -210,7 +210,8 @@ def coverage_text(result: Any, rows: dict[int, str]) -> str:
         count = len(result.stopped)
         lines.append(f"stopped: {count} trace{'s' if count != 1 else ''} (the steps before the stop are counted)")
         for stop in result.stopped:
-            lines.append(f"  {stop.trace}:{stop.line}: event {stop.index}: {stop.kind}: {stop.message}")
+            error = stop.error
+            lines.append(f"  {stop.trace}:{error.line}: event {error.index}: {error.kind}: {error.message}")
     return "\n".join(lines)
 
 
