@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .semantics import ACTIONS, ENDINGS, EVENTS, FIELD_WORDS, GUARDS, KEPT_BY, RULES, WRITE_OFFS
+from .semantics import ACTIONS, ENDINGS, EVENTS, FIELD_WORDS, GUARD_FALSE, GUARDS, KEPT_BY, RULES, WRITE_OFFS
 from .table import STAY, Row
 from .witness import FIRES, INVALID, UNREACHABLE, Ways, witness
 
@@ -106,7 +106,7 @@ def explain(ways: Ways, row: Row) -> Explanation:
         if not row.invalid and rule.concerns(row.event, row.actions)
     )
     guards = tuple(
-        (str(lit), GUARDS[lit.guard].meaning if lit.positive else f"not: {GUARDS[lit.guard].meaning}")
+        (str(lit), GUARDS[lit.guard].meaning if lit.positive else GUARD_FALSE[lit.guard])
         for lit in row.guards
         if lit.guard in GUARDS
     )

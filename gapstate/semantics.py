@@ -311,3 +311,14 @@ KEPT_BY: dict[str, frozenset[str]] = {
     "settle-without-evidence": frozenset({"post_send"}),
     "write-off-before-cap": frozenset({"!attempts_left", "!budget_left"}),
 }
+
+# What each guard means when it is false, for explanations in words.
+GUARD_FALSE: dict[str, str] = {
+    "dup": "the loss's interval id is new this session",
+    "busy": "the interviewer is idle",
+    "candidate_active": "the candidate is not holding the floor",
+    "budget_left": "session_requests has reached its cap",
+    "attempts_left": "episode_attempts has reached its cap",
+    "late_loss": "no unseen voiced loss arrived while the send was in flight",
+    "post_send": "the turn's speech did not begin after both the last commit and the last unseen loss",
+}

@@ -118,3 +118,14 @@ def test_explain_of_an_allowed_row_says_why_it_never_fires(ways):
     assert said["configurations"] == 0 and said["trace"] is None
     assert "never holds" in said["reason"]
     assert all(note["kept"] is None for note in said["rules"])
+
+
+def test_every_row_is_explained_with_the_status_its_witness_has(ways):
+    import json
+
+    for row in TABLE.rows:
+        said = explain(ways, row)
+        expected = INVALID if row.invalid else UNREACHABLE if row.line in ALLOWED else FIRES
+        assert said.status == expected, row
+        assert (said.configurations > 0) == (expected != UNREACHABLE)
+        json.dumps(said.to_dict())
