@@ -188,3 +188,17 @@ def test_coverage_of_a_malformed_trace_exits_2_naming_it_and_its_line(tmp_path):
     result = run("coverage", str(good), str(bad))
     assert result.exit_code == 2 and f"{bad}:2:" in result.stderr and "unknown event 'nap'" in result.stderr
     assert run("coverage", str(tmp_path / "missing.jsonl")).exit_code == 2
+
+
+def test_update_through_a_symlink_keeps_the_link_a_bom_and_crlf_line_ends(stale, tmp_path):
+    crlf = b"\xef\xbb\xbf" + stale.read_bytes().replace(b"\n", b"\r\n")
+    stale.write_bytes(crlf)
+    link = tmp_path / "link.md"
+    link.symlink_to(stale.name)
+    assert run("graph", "--update", "--spec", str(link)).exit_code == 0
+    assert link.is_symlink()
+    after = stale.read_bytes()
+    assert after.startswith(b"\xef\xbb\xbf") and b"\n" not in after.replace(b"\r\n", b"")
+    assert run("check", "--spec", str(link)).exit_code == 0
+    start = crlf.index(b"```mermaid")
+    assert after[:start] == crlf[:start]
