@@ -82,7 +82,7 @@ def count(spec: Spec, events: Any, name: str) -> TraceCount:
     from .replayer import replay
 
     fired: Counter[int] = Counter()
-    result = replay(spec, events, keep_steps=False, on_step=lambda step: fired.update((step["row"],)))
+    result = replay(spec, events, keep_steps=False, on_step=lambda step: fired.update((step.row,)))
     stop = None if result.error is None else Stop(name, result.error)
     return TraceCount(name, dict(fired), result.events, stop)
 

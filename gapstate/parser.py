@@ -341,8 +341,7 @@ def parse_address(text: str) -> tuple[str, str, tuple[Literal, ...]]:
         found = _syntax_finding(parser, error, "line", prefix + text, 1)
         message = found.message.replace("'@unreachable' takes", "a row's address is")
         raise GapstateError(message, column=max(1, found.column - len(prefix))) from None
-    item = tree.children[0]
-    if isinstance(item, Token) or item.data != "allow":
+    item = _LineReader().transform(tree)
+    if not isinstance(item, Allowance):
         raise GapstateError("a row's address is state | event | guards", column=1)
-    state, event, guards = item.children
-    return str(_word(state)), str(_word(event)), _literals(guards)[0]
+    return item.state, item.event, item.guards

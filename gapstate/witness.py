@@ -127,7 +127,7 @@ def witness(ways: Ways, row: Row) -> RowWitness:
     if found is None:
         return RowWitness(row, UNREACHABLE, None, None, why_unreachable(ways, row))
     result = replay(ways.spec, from_dicts(found.trace))
-    steps = tuple(result.steps or ())
+    steps = tuple(step.to_dict() for step in result.steps or ())
     if row.invalid:
         reason = (
             f"{row.event} is refused in {found.firing.config.state}: row at line {row.line} marks it invalid; "

@@ -44,7 +44,7 @@ def one_by_one(paths: list[str]):
     fired, events, stopped = Counter(), 0, []
     for path in paths:
         result = replay(SPEC, read_trace(path))
-        fired.update(step["row"] for step in result.steps)
+        fired.update(step.row for step in result.steps)
         events += result.events
         if result.error:
             stopped.append({"trace": path, "index": result.error.index, "kind": result.error.kind})

@@ -31,8 +31,8 @@ def test_every_reachable_row_has_a_witness_that_replays_to_it(ways):
         found = witness(ways, row)
         assert found.status == FIRES, row
         result = replay(SPEC, from_dicts(found.trace))
-        assert result.ok and result.steps[-1]["row"] == row.line, row
-        assert list(found.steps) == list(result.steps)
+        assert result.ok and result.steps[-1].row == row.line, row
+        assert list(found.steps) == [step.to_dict() for step in result.steps]
 
 
 def test_a_witness_is_as_short_as_the_distance_the_proof_measures(ways):
@@ -94,7 +94,7 @@ def test_a_witness_on_a_defective_table_walks_only_steps_that_break_no_rule():
     row = find_row(spec.table, "SENDING | send_ok | !late_loss", "spec")
     found = witness(ways, row)
     result = replay(spec, from_dicts(found.trace))
-    assert result.ok and result.steps[-1]["row"] == row.line
+    assert result.ok and result.steps[-1].row == row.line
     assert [event["event"] for event in found.trace] == ["loss_voiced", "floor_released", "send_ok"]
     assert found.detour is False
 
