@@ -178,19 +178,24 @@ class Block(NamedTuple):
 
 
 def marked_blocks(lines: list[str]) -> list[Block]:
-    """Every marker line and the ```mermaid block right after it (`lines` without their ends)."""
+    """Every marker line and the ```mermaid block right after it (`lines` without their ends).
+
+    "Right after": the next line that is not blank.
+    """
     blocks = []
     for i, text in enumerate(lines):
         if text.strip() != MARKER:
             continue
-        match = _FENCE.match(lines[i + 1]) if i + 1 < len(lines) else None
+        # blank lines between the marker and the fence are allowed, as markdown allows them
+        opening = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
+        match = _FENCE.match(lines[opening]) if opening is not None else None
         if match is None:
             blocks.append(Block(i, None, None))
             continue
         fence = match.group(1)
         closing = re.compile(r"^ {0,3}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}\s*$")
-        end = next((j for j in range(i + 2, len(lines)) if closing.match(lines[j])), None)
-        blocks.append(Block(i, i + 1, end))
+        end = next((j for j in range(opening + 1, len(lines)) if closing.match(lines[j])), None)
+        blocks.append(Block(i, opening, end))
     return blocks
 
 

@@ -101,6 +101,12 @@ def test_update_rewrites_only_the_marked_block():
     assert stale_blocks(updated, DRAWN) == []
 
 
+def test_blank_lines_may_stand_between_the_marker_and_its_block():
+    text = f"{MARKER}\n\n```mermaid\nflowchart LR\n```\ntail\n"
+    assert [(f.line, f.reason.name) for f in stale_blocks(text, DRAWN)] == [(3, "DIFFERS")]
+    assert update(text, DRAWN) == f"{MARKER}\n\n```mermaid\n{DRAWN}```\ntail\n"
+
+
 def test_a_marker_without_a_block_is_stale_and_update_adds_the_block_after_it():
     text = f"intro\n{MARKER}\nprose\n"
     assert [(f.line, f.reason.name) for f in stale_blocks(text, DRAWN)] == [(2, "NO_BLOCK")]
