@@ -15,7 +15,7 @@ from typing import Any
 
 from .semantics import ACTIONS, ENDINGS, EVENTS, FIELD_WORDS, GUARD_FALSE, GUARDS, KEPT_BY, RULES, WRITE_OFFS
 from .table import STAY, Row
-from .witness import FIRES, INVALID, UNREACHABLE, Ways, witness
+from .witness import Ways, witness
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class Explanation:
 
     spec: str
     row: Row
-    status: str  # witness.FIRES, INVALID or UNREACHABLE
+    status: str  # witness.FIRES, witness.INVALID or witness.UNREACHABLE
     allowed: bool  # allow-listed with @unreachable
     configurations: int  # reachable configurations from which the row fires (or refuses)
     steps: int  # reachable steps (configuration, event, chosen guard) that match it
@@ -159,4 +159,3 @@ def effects(row: Row) -> list[str]:
     return out
 
 
-__all__ = ["Explanation", "RuleNote", "explain", "effects", "FIRES", "INVALID", "UNREACHABLE"]

@@ -6,15 +6,17 @@ import json
 from collections import Counter
 
 import pytest
+from click.testing import CliRunner
 
 import gapstate
+from gapstate.cli import main
 from gapstate.coverage import coverage, trace_files
 from gapstate.errors import GapstateError
 from gapstate.replayer import replay
 from gapstate.trace import read_trace
 from gapstate.witness import Ways, witness
 
-from .support import SPEC_TEXT
+from .support import SPEC_TEXT, line_of
 
 SPEC = gapstate.load_spec(SPEC_TEXT)
 
@@ -89,3 +91,34 @@ def test_the_first_malformed_trace_is_unusable_input_naming_it_and_its_line(fold
         coverage(SPEC, SPEC_TEXT, paths[:7] + [str(bad)] + paths[7:] + [str(worse)], jobs)
     assert (error.value.file, error.value.line) == (str(bad), 2)
     assert "needs an 'id'" in error.value.message
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+# from the command line --------------------------------------------------------------
+
+
+def test_coverage_json_has_the_contract_shape_and_require_all_gates(tmp_path):
+    (tmp_path / "a.jsonl").write_text('{"event": "loss_voiced", "t": 1, "id": "a"}\n{"event": "send_ok"}\n', encoding="utf-8")
+    (tmp_path / "b.jsonl").write_text('{"event": "busy_start"}\n', encoding="utf-8")
+    result = run("coverage", str(tmp_path), "--format", "json", "--jobs", "1")
+    assert result.exit_code == 0
+    document = json.loads(result.stdout)
+    assert set(document) == {"traces", "events", "fired", "never", "reachable", "stopped"}
+    assert (document["traces"], document["events"], document["reachable"]) == (2, 3, 52)
+    loss = str(line_of(SPEC_TEXT, "CLEAR | loss_voiced | !dup"))
+    assert document["fired"][loss] == 1 and int(loss) not in document["never"]
+    assert document["stopped"] == [{"trace": str(tmp_path / "a.jsonl"), "index": 1, "kind": "invalid_event"}]
+    assert len(document["never"]) == 50
+    assert run("coverage", str(tmp_path), "--require-all").exit_code == 1
+
+
+def test_coverage_of_a_malformed_trace_exits_2_naming_it_and_its_line(tmp_path):
+    good, bad = tmp_path / "good.jsonl", tmp_path / "bad.jsonl"
+    good.write_text('{"event": "busy_start"}\n', encoding="utf-8")
+    bad.write_text('{"event": "busy_start"}\n{"event": "nap"}\n', encoding="utf-8")
+    result = run("coverage", str(good), str(bad))
+    assert result.exit_code == 2 and f"{bad}:2:" in result.stderr and "unknown event 'nap'" in result.stderr
+    assert run("coverage", str(tmp_path / "missing.jsonl")).exit_code == 2

@@ -1,18 +1,21 @@
-"""Witness traces and explanations: the shortest clean way to every row, and why some rows never fire."""
+"""Witness traces: the shortest clean way to every row, and why some rows never fire."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from click.testing import CliRunner
 
 import gapstate
+from gapstate.cli import main
 from gapstate.errors import GapstateError
-from gapstate.explain import explain
 from gapstate.proof import distances_to_firing, shortest_firing_trace
 from gapstate.replayer import replay
 from gapstate.trace import from_dicts
 from gapstate.witness import FIRES, INVALID, UNREACHABLE, Ways, find_row, witness
 
-from .support import SPEC_TEXT, variant
+from .support import SPEC_TEXT, line_of, variant
 
 SPEC = gapstate.load_spec(SPEC_TEXT)
 TABLE = SPEC.table
@@ -99,33 +102,45 @@ def test_a_witness_on_a_defective_table_walks_only_steps_that_break_no_rule():
     assert found.detour is False
 
 
-def test_explain_counts_configurations_and_checks_the_rules_of_a_send(ways):
-    row = find_row(TABLE, "OPEN | floor_released | !busy,budget_left,attempts_left", "spec")
-    said = explain(ways, row).to_dict()
-    assert said["status"] == "fires" and said["configurations"] == len({w.config for w in ways.of(row)}) > 0
-    rules = {note["id"]: note for note in said["rules"]}
-    assert {"send-while-busy", "send-without-budget", "second-send-in-flight"} <= set(rules)
-    assert all(note["kept"] is True for note in rules.values())
-    assert "send_request: episode_attempts +1; a send is in flight; no late loss is remembered" in said["effects"]
-    assert [g["guard"] for g in said["when"]] == ["!busy", "budget_left", "attempts_left"]
-    assert said["trace"] == list(witness(ways, row).trace)
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
 
 
-def test_explain_of_an_allowed_row_says_why_it_never_fires(ways):
-    line = min(ALLOWED)
-    said = explain(ways, find_row(TABLE, str(line), "spec")).to_dict()
-    assert said["status"] == "unreachable" and said["allowed_unreachable"] is True
-    assert said["configurations"] == 0 and said["trace"] is None
-    assert "never holds" in said["reason"]
-    assert all(note["kept"] is None for note in said["rules"])
+# from the command line --------------------------------------------------------------
 
 
-def test_every_row_is_explained_with_the_status_its_witness_has(ways):
-    import json
+def test_witness_prints_a_trace_that_replays_to_the_row(tmp_path):
+    address = "REQUESTED | evidence_turn | post_send"
+    result = run("witness", address)
+    assert result.exit_code == 0
+    path = tmp_path / "w.jsonl"
+    path.write_text(result.stdout, encoding="utf-8")
+    replayed = json.loads(run("replay", str(path), "--format", "json").stdout)
+    assert replayed["ok"] and replayed["steps"][-1]["row"] == line_of(SPEC_TEXT, address)
 
-    for row in TABLE.rows:
-        said = explain(ways, row)
-        expected = INVALID if row.invalid else UNREACHABLE if row.line in ALLOWED else FIRES
-        assert said.status == expected, row
-        assert (said.configurations > 0) == (expected != UNREACHABLE)
-        json.dumps(said.to_dict())
+
+def test_witness_json_has_the_contract_keys():
+    document = json.loads(run("witness", "OPEN|floor_released|busy", "--format", "json").stdout)
+    assert set(document) == {"row", "state", "event", "guards", "trace", "steps"}
+    assert document["guards"] == {"busy": True} and document["state"] == "OPEN"
+    assert [s["event"] for s in document["steps"]] == [e["event"] for e in document["trace"]]
+    assert document["steps"][-1]["row"] == document["row"]
+
+
+def test_witness_of_an_allowed_row_exits_1_saying_why():
+    result = run("witness", "DUE | busy_end | budget_left,!attempts_left")
+    assert result.exit_code == 1 and result.stdout == ""
+    assert "never holds" in result.stderr and "reachable DUE configurations" in result.stderr
+
+
+def test_witness_of_an_invalid_row_exits_1_and_still_prints_the_refused_trace():
+    result = run("witness", "REQUESTED | send_ok | -")
+    assert result.exit_code == 1 and "refused in REQUESTED" in result.stderr
+    assert json.loads(result.stdout.splitlines()[-1])["event"] == "send_ok"
+
+
+@pytest.mark.parametrize("address", ["1", "OPEN | nothing | -", "OPEN |", "999"])
+def test_witness_of_no_such_row_exits_2(address):
+    result = run("witness", address, "--format", "json")
+    assert result.exit_code == 2
+    assert json.loads(result.stdout)["ok"] is False and "Traceback" not in result.output

@@ -1,0 +1,77 @@
+"""`gapstate explain`: one row in a reviewer's words."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import gapstate
+from gapstate.cli import main
+from gapstate.explain import explain
+from gapstate.witness import FIRES, INVALID, UNREACHABLE, Ways, find_row, witness
+
+from .support import SPEC_TEXT
+
+SPEC = gapstate.load_spec(SPEC_TEXT)
+TABLE = SPEC.table
+ALLOWED = {row.line for row in TABLE.rows if any(a.names(row) for a in TABLE.allowances)}
+
+
+@pytest.fixture(scope="module")
+def ways():
+    return Ways(SPEC)
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_explain_counts_configurations_and_checks_the_rules_of_a_send(ways):
+    row = find_row(TABLE, "OPEN | floor_released | !busy,budget_left,attempts_left", "spec")
+    said = explain(ways, row).to_dict()
+    assert said["status"] == "fires" and said["configurations"] == len({w.config for w in ways.of(row)}) > 0
+    rules = {note["id"]: note for note in said["rules"]}
+    assert {"send-while-busy", "send-without-budget", "second-send-in-flight"} <= set(rules)
+    assert all(note["kept"] is True for note in rules.values())
+    assert "send_request: episode_attempts +1; a send is in flight; no late loss is remembered" in said["effects"]
+    assert [g["guard"] for g in said["when"]] == ["!busy", "budget_left", "attempts_left"]
+    assert said["trace"] == list(witness(ways, row).trace)
+
+
+def test_explain_of_an_allowed_row_says_why_it_never_fires(ways):
+    line = min(ALLOWED)
+    said = explain(ways, find_row(TABLE, str(line), "spec")).to_dict()
+    assert said["status"] == "unreachable" and said["allowed_unreachable"] is True
+    assert said["configurations"] == 0 and said["trace"] is None
+    assert "never holds" in said["reason"]
+    assert all(note["kept"] is None for note in said["rules"])
+
+
+def test_every_row_is_explained_with_the_status_its_witness_has(ways):
+    for row in TABLE.rows:
+        said = explain(ways, row)
+        expected = INVALID if row.invalid else UNREACHABLE if row.line in ALLOWED else FIRES
+        assert said.status == expected, row
+        assert (said.configurations > 0) == (expected != UNREACHABLE)
+        json.dumps(said.to_dict())
+
+
+# from the command line ---------------------------------------------------------------------------
+
+
+def test_explain_tells_when_what_rules_and_a_trace():
+    result = run("explain", "SENDING | send_ok | late_loss")
+    assert result.exit_code == 0
+    text = result.stdout
+    assert "fires on" in text and "late_loss: an unseen voiced loss arrived while the send was in flight" in text
+    assert "commit_request: session_requests +1" in text and "a fresh attempt allowance" in text
+    assert "commit-without-send-result: kept on all" in text
+    assert '{"event": "send_ok"' in text.splitlines()[-1]
+
+
+def test_explain_of_an_allowed_row_says_why_it_cannot_be_reached():
+    document = json.loads(run("explain", "198", "--format", "json").stdout)
+    assert document["status"] == "unreachable" and document["allowed_unreachable"] is True
+    assert "never holds" in document["reason"] and document["trace"] is None
