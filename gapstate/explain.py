@@ -157,5 +157,3 @@ def effects(row: Row) -> list[str]:
             said.append("names how the gap ended")
         out.append(f"{name}: {'; '.join(said)}" if said else f"{name}: a label the implementation realises")
     return out
-
-
