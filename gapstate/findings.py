@@ -80,6 +80,7 @@ class ParseProblem(Enum):
         "no transition table: the fenced block at line {other} holds the header at line "
         "{line}, but the header must be the block's first non-blank line"
     )
+    BAD_HEADER = "the header must read `# state | event | guards | next | actions`: {detail}"
     SECOND_TABLE = "a second transition table (the first starts at line {other}); keep exactly one"
     NO_ROWS = "the table has no rows"
     SYNTAX = "{detail}"
@@ -225,11 +226,21 @@ class Unreachable(Finding):
         "row `{row}` fires on no reachable configuration; remove it, "
         "fix the rows that should lead to it, or allow it with @unreachable"
     )
-    __slots__ = ("row",)
+    __slots__ = ("row", "cause")
 
-    def __init__(self, line: int, column: int, row: str):
+    def __init__(self, line: int, column: int, row: str, cause: str = ""):
         super().__init__(line, column)
         self.row = row  # the row as written
+        self.cause = cause  # why nothing reaches it, when the proof knows: "no row leads to REQUESTED"
+
+    @property
+    def message(self) -> str:
+        if self.cause:
+            return (
+                f"row `{self.row}` fires on no reachable configuration: {self.cause}; "
+                "add the row that should lead there, or remove this state's rows"
+            )
+        return self.template.format(row=self.row)
 
 
 class AllowanceProblem(Enum):

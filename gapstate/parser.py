@@ -8,6 +8,7 @@ spec's own line and column.
 
 from __future__ import annotations
 
+import difflib
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -26,45 +27,35 @@ _OPEN_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 # Known mistakes, labelled, so that a syntax error says what is probably
 # wrong rather than only which token was unexpected. Each example must fail
 # the way the mistake it names fails; tests/test_parser.py checks that.
-KNOWN_MISTAKES: dict[str, dict[str, list[str]]] = {
-    "line": {
-        "a row has five columns (state | event | guards | next | actions); this one ends early": [
-            "CLEAR | busy_end | - | =",
-            "CLEAR | busy_end | - | = |",
-            "CLEAR | busy_end | -",
-            "CLEAR | busy_end",
-            "CLEAR",
-        ],
-        "stray text after the actions; separate actions with ','": [
-            "CLEAR | busy_end | - | = | noop extra",
-            "CLEAR | busy_end | - | = | noop | extra",
-        ],
-        "a column is empty; write '-' for no guards": [
-            "CLEAR | busy_end | | = | noop",
-            "CLEAR | | - | = | noop",
-        ],
-        "separate guards with ',' and write '-' only alone": [
-            "CLEAR | busy_end | busy !dup | = | noop",
-            "CLEAR | busy_end | -,busy | = | noop",
-        ],
-        "'@cap' takes a counter name and a whole number": [
-            "@cap session_requests",
-            "@cap session_requests three",
-            "@cap 3",
-        ],
-        "'@unreachable' takes state | event | guards": [
-            "@unreachable OPEN | floor_released",
-            "@unreachable OPEN | floor_released | - | = | noop",
-        ],
-    },
-    "header": {
-        "the header must read `# state | event | guards | next | actions`": [
-            "# state | event | guard | next | actions",
-            "# state | event | guards | next",
-            "# state | event | guards | next | action",
-            "# states | event | guards | next | actions",
-        ],
-    },
+KNOWN_MISTAKES: dict[str, list[str]] = {
+    "a row has five columns (state | event | guards | next | actions); this one ends early": [
+        "CLEAR | busy_end | - | =",
+        "CLEAR | busy_end | - | = |",
+        "CLEAR | busy_end | -",
+        "CLEAR | busy_end",
+        "CLEAR",
+    ],
+    "stray text after the actions; separate actions with ','": [
+        "CLEAR | busy_end | - | = | noop extra",
+        "CLEAR | busy_end | - | = | noop | extra",
+    ],
+    "a column is empty; write '-' for no guards": [
+        "CLEAR | busy_end | | = | noop",
+        "CLEAR | | - | = | noop",
+    ],
+    "separate guards with ',' and write '-' only alone": [
+        "CLEAR | busy_end | busy !dup | = | noop",
+        "CLEAR | busy_end | -,busy | = | noop",
+    ],
+    "'@cap' takes a counter name and a whole number": [
+        "@cap session_requests",
+        "@cap session_requests three",
+        "@cap 3",
+    ],
+    "'@unreachable' takes state | event | guards": [
+        "@unreachable OPEN | floor_released",
+        "@unreachable OPEN | floor_released | - | = | noop",
+    ],
 }
 
 _WORDS = {
@@ -90,7 +81,7 @@ def _lark() -> Lark:
     # cache=True keeps lark's grammar analysis in a temp file: loading drops
     # from ~30 ms to ~2 ms, which is most of `gapstate check`'s own time.
     return Lark.open(
-        str(GRAMMAR), parser="lalr", start=["header", "line"], cache=True
+        str(GRAMMAR), parser="lalr", start="line", cache=True
     )
 
 
@@ -114,13 +105,30 @@ def _fenced(lines: list[str]) -> list[tuple[int, list[str]]]:
     return blocks
 
 
-def _looks_like_header(text: str) -> bool:
+_COLUMNS = tuple(HEADER.lstrip("# ").replace(" ", "").split("|"))
+
+
+def _is_header(text: str) -> bool:
+    """The header exactly, whitespace free."""
+    return "".join(text.split()) == "".join(HEADER.split())
+
+
+def _near_header(text: str) -> bool:
+    """A line meant as the header but mistyped: it starts with `#`, has a `|`, and
+    names, exactly or nearly (a letter or two off), at least three of the five columns.
+
+    A shell or Python comment (`# replay | count`) names none, so ordinary code
+    blocks stay prose; `# state | event | guard | next` is a header mistake.
+    """
     head = text.strip()
-    return head.startswith("#") and "|" in head
+    if not head.startswith("#") or "|" not in head:
+        return False
+    words = re.findall(r"[a-z_]+", head.lower())
+    return sum(1 for column in _COLUMNS if difflib.get_close_matches(column, words, n=1, cutoff=0.8)) >= 3
 
 
-def find_blocks(lines: list[str]) -> list[tuple[int, int, list[str]]]:
-    """Every fenced block whose first non-blank line looks like a table header.
+def find_blocks(lines: list[str], near: bool = False) -> list[tuple[int, int, list[str]]]:
+    """Every fenced block whose first non-blank line is the header (or, with `near`, nearly is).
 
     Returns (first content line number, header line number, content lines)
     for each such block, 1-based.
@@ -128,7 +136,10 @@ def find_blocks(lines: list[str]) -> list[tuple[int, int, list[str]]]:
     found = []
     for start, content in _fenced(lines):
         first = next((k for k, text in enumerate(content) if text.strip()), None)
-        if first is not None and _looks_like_header(content[first]):
+        if first is None:
+            continue
+        text = content[first]
+        if _is_header(text) or (near and _near_header(text)):
             found.append((start, start + first, content))
     return found
 
@@ -146,6 +157,10 @@ def parse_text(text: str) -> Parsed:
     """Parse a spec document; never raises on bad content, only returns findings."""
     lines = text.splitlines()
     blocks = find_blocks(lines)
+    if not blocks:
+        # No header: a block that nearly starts with one is the table with a
+        # header mistake, which says more than "no table".
+        blocks = find_blocks(lines, near=True)[:1]
     if not blocks:
         misplaced = _misplaced_header(lines)
         if misplaced is not None:
@@ -173,13 +188,14 @@ def _parse_block(start: int, header_line: int, content: list[str]) -> Parsed:
         number = start + offset
         if number < header_line or not text.strip():
             continue
-        rule = "header" if number == header_line else "line"
-        try:
-            tree = parser.parse(text, start=rule)
-        except UnexpectedInput as error:
-            findings.append(_syntax_finding(parser, error, rule, text, number))
+        if number == header_line:
+            if not _is_header(text):
+                findings.append(_header_finding(text, number))
             continue
-        if rule == "header":
+        try:
+            tree = parser.parse(text)
+        except UnexpectedInput as error:
+            findings.append(_syntax_finding(parser, error, text, number))
             continue
         reader.number = number
         item = reader.transform(tree)
@@ -274,6 +290,30 @@ class _LineReader(Transformer):
         return tuple(children)
 
 
+def _header_finding(text: str, line: int) -> ParseError:
+    """What is wrong with a line meant as the header, column by column, in the header's words."""
+    start = text.index("#") + 1
+    cells: list[tuple[int, str]] = []  # (1-based column, text) of each cell
+    for part in text[start:].split("|"):
+        cells.append((start + len(part) - len(part.lstrip()) + 1, part.strip()))
+        start += len(part) + 1
+    for index, expected in enumerate(_COLUMNS):
+        if index >= len(cells):
+            column, what = len(text.rstrip()) + 1, f"the '{expected}' column is missing"
+            return ParseError(line, column, ParseProblem.BAD_HEADER, detail=what)
+        column, found = cells[index]
+        if found != expected:
+            what = (
+                f"the '{expected}' column is missing"
+                if found in _COLUMNS[index + 1 :]
+                else f"'{found}' where '{expected}' belongs" if found else f"the '{expected}' column is empty"
+            )
+            return ParseError(line, column, ParseProblem.BAD_HEADER, detail=what)
+    column, found = cells[len(_COLUMNS)]
+    what = f"'{found}' after 'actions'; the header has five columns"
+    return ParseError(line, column, ParseProblem.BAD_HEADER, detail=what)
+
+
 def _describe(parser: Lark, terminal: str) -> str:
     if terminal in _WORDS:
         return _WORDS[terminal]
@@ -284,7 +324,7 @@ def _describe(parser: Lark, terminal: str) -> str:
     return f"'{pattern.value}'" if pattern.type == "str" else terminal.lower()
 
 
-def _label(parser: Lark, error: UnexpectedInput, rule: str) -> str | None:
+def _label(parser: Lark, error: UnexpectedInput) -> str | None:
     """The known mistake that fails in the same parser state on the same kind of token.
 
     Like lark's `match_examples`, but without its fallback to a label whose
@@ -293,17 +333,17 @@ def _label(parser: Lark, error: UnexpectedInput, rule: str) -> str | None:
     """
     if not isinstance(error, UnexpectedToken):
         return None
-    for label, examples in KNOWN_MISTAKES[rule].items():
+    for label, examples in KNOWN_MISTAKES.items():
         for example in examples:
             try:
-                parser.parse(example, start=rule)
+                parser.parse(example)
             except UnexpectedToken as known:
                 if known.state == error.state and known.token.type == error.token.type:
                     return label
     return None
 
 
-def _syntax_finding(parser: Lark, error: UnexpectedInput, rule: str, text: str, line: int) -> ParseError:
+def _syntax_finding(parser: Lark, error: UnexpectedInput, text: str, line: int) -> ParseError:
     if isinstance(error, UnexpectedToken):
         expected = sorted(error.expected)
         found = (
@@ -320,7 +360,7 @@ def _syntax_finding(parser: Lark, error: UnexpectedInput, rule: str, text: str, 
         expected, found, column = [], "the end of the line", len(text.rstrip()) + 1
     words = sorted({_describe(parser, t) for t in expected if not t.startswith("WS")})
     detail = f"expected {' or '.join(words)}, found {found}" if words else f"unexpected {found}"
-    label = _label(parser, error, rule)
+    label = _label(parser, error)
     message = f"{label}: {detail}" if label else detail
     return ParseError(line, column, ParseProblem.SYNTAX, detail=message)
 

@@ -33,7 +33,7 @@ from .findings import (
 from .machine import Machine, Status, valuations
 from .semantics import EVENTS, RULES, Config
 from .spec import Spec
-from .table import Literal, Row, Table, format_guards
+from .table import ANY_STATE, STAY, Literal, Row, Table, format_guards
 
 _RULES = {rule.id: rule for rule in RULES}
 
@@ -244,10 +244,12 @@ def reachability(table: Table, exploration: Exploration, skip: set[int]) -> tupl
             continue
         first = allowed.setdefault(row.line, allowance.line)
         findings.append(StaleAllowance(allowance.line, 1, reason, str(allowance), row.line, first))
+    entered = {row.next for row in table.rows if row.next != STAY} | {table.initial}
     for row in table.rows:
         if row.invalid or row.line in exploration.fired or row.line in allowed or row.line in skip:
             continue
-        findings.append(Unreachable(row.line, 1, str(row)))
+        cause = f"no row leads to {row.state}" if row.state not in entered and row.state != ANY_STATE else ""
+        findings.append(Unreachable(row.line, 1, str(row), cause))
     return findings, held
 
 

@@ -42,6 +42,17 @@ COUNTERS: tuple[str, ...] = ("session_requests", "episode_attempts")
 # few extra digits would otherwise exhaust the memory of a CI runner.
 MAX_CAP = 50
 
+# The seed's five states. A table may add its own (a name some row starts
+# from and some row leads to); these are known even when no row enters one,
+# which makes their rows unreachable rather than their name unknown.
+STATES: dict[str, str] = {
+    "CLEAR": "no gap",
+    "OPEN": "a gap waiting for the candidate's next release",
+    "DUE": "released but not sendable (busy, or waiting to retry)",
+    "SENDING": "one send in flight",
+    "REQUESTED": "committed, awaiting evidence",
+}
+
 
 class Event(NamedTuple):
     """What an event does to the configuration around the guards.
@@ -192,6 +203,9 @@ class Rule(NamedTuple):
 
 COUNTING = frozenset(name for name, a in ACTIONS.items() if a.add)
 SEND = frozenset({"send_request"})
+# The seed: the request is sent when the candidate releases the floor, and a
+# failed send retries "at the next end of busy or the next floor release".
+SEND_EVENTS = frozenset({"floor_released", "busy_end"})
 
 
 def _leaves_gap(t: Transition) -> bool:
@@ -227,6 +241,13 @@ RULES: tuple[Rule, ...] = (
         "send-without-attempts",
         "sends a request with no attempt left in the episode",
         lambda t: "send_request" in t.actions and not t.guards["attempts_left"],
+        SEND,
+    ),
+    Rule(
+        "send-only-on-release",
+        "sends a request on an event other than floor_released or busy_end; "
+        "a failed send waits for the next release or end of busy, never loops",
+        lambda t: "send_request" in t.actions and t.event not in SEND_EVENTS,
         SEND,
     ),
     Rule(

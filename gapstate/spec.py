@@ -22,7 +22,7 @@ from .findings import (
     ParseProblem,
     UnknownName,
 )
-from .semantics import ACTIONS, COUNTERS, EVENTS, GUARDS, MAX_CAP
+from .semantics import ACTIONS, COUNTERS, EVENTS, GUARDS, MAX_CAP, STATES
 from .table import INVALID, STAY, Table
 
 BUNDLED = "gap-state.md"
@@ -82,9 +82,15 @@ def parse_spec(text: str, path: str) -> Spec:
     from .parser import parse_text
 
     parsed = parse_text(text)
-    if parsed.table is None:
+    table = parsed.table
+    if table is None:
         return Spec(path, None, parsed.findings, text)
-    return Spec(path, parsed.table, tuple(validate(parsed.table)), text)
+    # A state of the vocabulary that rows lead to but none starts from is a
+    # state with no rows (not_total for each event), not an unknown name.
+    missing = tuple(dict.fromkeys(r.next for r in table.rows if r.next in STATES and r.next not in table.states))
+    if missing and table.states:
+        table = table._replace(states=table.states + missing)
+    return Spec(path, table, tuple(validate(table)), text)
 
 
 def validate(table: Table) -> list[Finding]:
@@ -95,10 +101,10 @@ def validate(table: Table) -> list[Finding]:
     """
     findings: list[Finding] = []
     states = table.states
-    # A state no row leads to, other than the initial one, is a typo in the
-    # STATE column: without this it would pass as a new state and surface
-    # only as a dozen not_total findings that never name it.
-    entered = {row.next for row in table.rows if row.next != STAY} | {table.initial}
+    # A state no row leads to, other than the initial one and the seed's
+    # own, is a typo in the STATE column: without this it would pass as a new
+    # state and surface only as a dozen not_total findings that never name it.
+    entered = {row.next for row in table.rows if row.next != STAY} | {table.initial} | set(STATES)
     known = {
         "event": tuple(EVENTS),
         "guard": tuple(GUARDS),

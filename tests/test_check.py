@@ -6,7 +6,7 @@ import pytest
 
 import gapstate
 from gapstate.proof import concretize
-from gapstate.semantics import RULES
+from gapstate.semantics import EVENTS, RULES
 from gapstate.spec import parse_spec
 
 from .support import SPEC_TEXT, assert_findings, check_text, labels, line_of, table, variant, without_diagram
@@ -305,6 +305,7 @@ RULE_VARIANTS = {
     "send-while-candidate-active": ("SENDING | send_failed | attempts_left,candidate_active | OPEN | supersede", "SENDING | send_failed | attempts_left,candidate_active | SENDING | send_request"),
     "send-without-budget": ("OPEN | floor_released | !busy,!budget_left | CLEAR | unrepaired_budget", "OPEN | floor_released | !busy,!budget_left | SENDING | send_request"),
     "send-without-attempts": ("SENDING | send_failed | !attempts_left | CLEAR | unrepaired_attempts", "SENDING | send_failed | !attempts_left | SENDING | send_request"),
+    "send-only-on-release": ("SENDING | send_failed | attempts_left,!candidate_active | DUE | keep_debt", "SENDING | send_failed | attempts_left,!candidate_active | SENDING | send_request"),
     "second-send-in-flight": ("SENDING | floor_released | - | = | noop", "SENDING | floor_released | - | = | send_request"),
     "commit-without-send-result": ("REQUESTED | evidence_turn | !post_send | = | noop", "REQUESTED | evidence_turn | !post_send | = | commit_request"),
     "settle-without-evidence": ("REQUESTED | evidence_turn | !post_send | = | noop", "REQUESTED | evidence_turn | !post_send | CLEAR | settle"),
@@ -400,3 +401,66 @@ def test_concretized_traces_use_fresh_and_repeated_ids_and_post_send_speech():
     assert trace[3]["speech_start"] > trace[2]["t"]
     assert trace[4]["speech_start"] == 0
     assert [e["t"] for e in trace] == sorted(e["t"] for e in trace)
+
+
+# what the seed says, read exactly ----------------------------------------------
+
+NO_REQUESTED = ("SENDING | send_ok | !late_loss | REQUESTED | commit_request", "SENDING | send_ok | !late_loss | DUE | commit_request")
+
+
+def test_a_seed_state_no_row_enters_is_unreachable_not_unknown():
+    text = variant(*NO_REQUESTED)
+    result = check_text(text)
+    assert not [f for f in result.findings if f.kind == "unknown_name"]
+    requested = [n for n, line in enumerate(text.splitlines(), 1) if line.startswith("REQUESTED |") and "invalid" not in line]
+    unreachable = [f for f in result.findings if f.kind == "unreachable"]
+    assert sorted(f.line for f in unreachable) == requested
+    assert all("no row leads to REQUESTED" in f.message for f in unreachable)
+    # the proof went on: the stale allowances and a broken rule are reported too
+    assert result.stats["configurations"] > 0
+    assert {"stale_allowance", "rule"} <= {f.kind for f in result.findings}
+
+
+def test_a_table_whose_seed_state_no_row_enters_still_replays():
+    spec = parse_spec(variant(*NO_REQUESTED), "spec.md")
+    run = gapstate.replay(spec, [{"event": "busy_start"}])
+    assert run.ok and run.final.state == "CLEAR"
+
+
+def test_a_name_neither_in_the_vocabulary_nor_entered_stays_unknown():
+    old = "REQUESTED | busy_end | - | = | noop"
+    text = variant(old, old.replace("REQUESTED", "WAITING"))
+    [finding] = check_text(text).findings
+    assert (finding.kind, finding.name) == ("unknown_name", "WAITING")
+
+
+def test_a_seed_state_entered_but_without_rows_is_not_total_not_unknown():
+    text = SPEC_TEXT
+    for line in SPEC_TEXT.splitlines():
+        if line.startswith("REQUESTED |"):
+            text = variant(line, "", text)
+    findings = check_text(text).findings
+    assert not [f for f in findings if f.kind == "unknown_name"]
+    gaps = {f.event for f in findings if f.kind == "not_total" and f.state == "REQUESTED"}
+    wildcard = {line.split(" | ")[1] for line in SPEC_TEXT.splitlines() if line.startswith("* |")}
+    assert gaps == set(EVENTS) - wildcard
+
+
+IMMEDIATE_RETRY = (
+    "SENDING | send_failed | attempts_left,!candidate_active | DUE | keep_debt",
+    "SENDING | send_failed | attempts_left,!candidate_active,!busy,budget_left | SENDING | send_request\n"
+    "SENDING | send_failed | attempts_left,!candidate_active,busy | DUE | keep_debt\n"
+    "SENDING | send_failed | attempts_left,!candidate_active,!busy,!budget_left | DUE | keep_debt",
+)
+
+
+def test_an_immediate_retry_on_send_failed_breaks_send_only_on_release():
+    text = variant(*IMMEDIATE_RETRY)
+    [finding] = [f for f in check_text(text).findings if f.kind == "rule"]
+    assert (finding.rule, finding.line) == ("send-only-on-release", line_of(text, "!busy,budget_left | SENDING | send_request"))
+    assert [e["event"] for e in finding.trace] == ["loss_voiced", "floor_released", "send_failed"]
+
+
+def test_sends_on_a_release_or_end_of_busy_keep_send_only_on_release():
+    assert not [f for f in gapstate.check().findings if f.kind == "rule"]
+    assert "send-only-on-release" in {rule.id for rule in RULES}

@@ -499,3 +499,13 @@ def test_a_pipe_closed_before_an_error_document_is_written_ends_quietly(tmp_path
     error = process.stderr.read().decode()
     assert process.wait() == 1
     assert error == f"gapstate: error: {tmp_path / 'missing.jsonl'}: no such file\n"
+
+
+def test_a_spec_that_also_shows_a_shell_snippet_checks_and_replays(tmp_path):
+    spec = tmp_path / "spec.md"
+    spec.write_text(SPEC_TEXT + "\n```sh\n# replay | count\ngapstate replay t.jsonl | wc -l\n```\n", encoding="utf-8")
+    trace = tmp_path / "t.jsonl"
+    trace.write_text('{"event": "busy_start"}\n', encoding="utf-8")
+    assert run("check", "--spec", str(spec)).exit_code == 0
+    result = run("replay", str(trace), "--spec", str(spec))
+    assert result.exit_code == 0, result.output

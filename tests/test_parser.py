@@ -8,12 +8,12 @@ from gapstate.parser import KNOWN_MISTAKES, parse_text
 
 from .support import SPEC_TEXT, table
 
-KNOWN = [(rule, label, example) for rule, labels in KNOWN_MISTAKES.items() for label, examples in labels.items() for example in examples]
+KNOWN = [(label, example) for label, examples in KNOWN_MISTAKES.items() for example in examples]
 
 
-@pytest.mark.parametrize("rule, label, example", KNOWN, ids=[e for _, _, e in KNOWN])
-def test_each_known_mistake_is_labelled(rule, label, example):
-    text = table(example) if rule == "line" else "```\n" + example + "\nCLEAR | busy_end | - | = | noop\n```\n"
+@pytest.mark.parametrize("label, example", KNOWN, ids=[e for _, e in KNOWN])
+def test_each_known_mistake_is_labelled(label, example):
+    text = table(example)
     [finding] = parse_text(text).findings
     assert finding.kind == "parse_error"
     assert finding.message.startswith(label)
@@ -79,3 +79,56 @@ def test_a_header_below_a_comment_is_pointed_at_not_reported_as_no_table():
     [finding] = parse_text(text).findings
     assert (finding.line, finding.column) == (5, 1)
     assert "the fenced block at line 3 holds the header at line 5" in finding.message
+
+
+SHELL_BLOCK = "```sh\n# replay | count\ngapstate replay t.jsonl | wc -l\n```\n"
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_a_code_block_whose_first_line_is_a_comment_with_a_bar_is_prose(where):
+    text = SHELL_BLOCK + "\n" + SPEC_TEXT if where == "before" else SPEC_TEXT + "\n" + SHELL_BLOCK
+    parsed = parse_text(text)
+    assert parsed.findings == ()
+    assert len(parsed.table.rows) == 67
+
+
+@pytest.mark.parametrize("first", [
+    "# replay | count",
+    "# a | b | c | d | e",
+    "#!/bin/sh",
+    "# pipe the state | into jq",
+    "# state, event, guards, next, actions",  # no bar: a sentence, not a header
+])
+def test_an_ordinary_code_block_is_never_taken_for_a_mistyped_header(first):
+    [finding] = parse_text(f"Prose.\n\n```sh\n{first}\necho hi | wc -l\n```\n").findings
+    assert (finding.line, finding.column) == (1, 1)
+    assert finding.message.startswith("no transition table")
+
+
+@pytest.mark.parametrize("header, words", [
+    ("# STATE | EVENT | GUARDS | NEXT | ACTIONS", "'STATE' where 'state' belongs"),
+    ("# state | evnt | guards | next | actions", "'evnt' where 'event' belongs"),
+    ("# state | event | next | actions", "the 'guards' column is missing"),
+    ("# state | event | guards | next | action", "'action' where 'actions' belongs"),
+    ("# state | event | guards | next | actions | notes", "'notes' after 'actions'"),
+    ("# state | event | guards", "the 'next' column is missing"),
+    ("#state|event|guard|next|actions", "'guard' where 'guards' belongs"),
+])
+def test_a_near_miss_of_the_header_is_a_header_mistake_not_no_table(header, words):
+    [finding] = parse_text(f"Prose.\n\n```\n{header}\nCLEAR | busy_end | - | = | noop\n```\n").findings
+    assert finding.line == 4
+    assert finding.message.startswith("the header must read `# state | event | guards | next | actions`")
+    assert words in finding.message
+    assert "no transition table" not in finding.message
+
+
+def test_the_header_is_whitespace_free():
+    parsed = parse_text("```\n  #state|event |guards|  next|actions  \n* | busy_start | - | = | noop\n```\n")
+    assert parsed.findings == ()
+    assert len(parsed.table.rows) == 1
+
+
+def test_a_near_miss_beside_a_real_table_is_prose():
+    text = SPEC_TEXT + "\n```\n# state | event | guard | next | actions\nOPEN | busy_end | - | = | noop\n```\n"
+    parsed = parse_text(text)
+    assert parsed.findings == ()
