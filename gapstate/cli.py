@@ -35,8 +35,16 @@ SPEC = click.option(
     "spec_path",
     metavar="PATH",
     default=None,
-    help="The spec file (markdown with the table). Default: the spec bundled with gapstate.",
+    help=(
+        "The spec file (markdown with the table). Default: the `spec` setting of [tool.gapstate] "
+        "in the nearest pyproject.toml above this folder, else the spec bundled with gapstate."
+    ),
 )
+
+# Exit codes for a stop the user asked for, as a shell reports a process
+# killed by SIGINT (128 + 2) or SIGPIPE (128 + 13); 1 would claim findings.
+INTERRUPTED = 130
+CLOSED_PIPE = 141
 
 
 class UnusableInput(click.ClickException):
@@ -76,28 +84,118 @@ def reports_errors(command: Callable[..., None]) -> Callable[..., None]:
     return run
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="gapstate")
+def read_spec(choice: Any) -> Any:
+    """The spec at a path `resolve_spec_path` chose; GapstateError when it cannot be read."""
+    from .spec import load_spec
+
+    try:
+        return load_spec(choice.path)
+    except GapstateError as error:
+        if choice.setting is not None and error.line is None:
+            error.message += f" (the spec setting of [tool.gapstate] in {choice.setting})"
+        raise
+
+
+def spec_for(spec_path: str | None) -> Any:
+    """The spec a command with --spec means: that path, else the project's, else the bundled one.
+
+    Every command that takes --spec reads its spec through here (see
+    gapstate.config.resolve_spec_path); GapstateError when it cannot be read.
+    """
+    from .config import resolve_spec_path
+
+    return read_spec(resolve_spec_path(spec_path))
+
+
+class Gapstate(click.Group):
+    """click's group, but Ctrl-C exits 130 and a closed stdout 141, both quietly.
+
+    click would print "Aborted!" and exit 1 for both, and 1 means findings here.
+    """
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, **extra)
+        except click.ClickException as error:
+            error.show()
+            sys.exit(error.exit_code)
+        except click.Abort:  # click's name for a Ctrl-C outside a command
+            sys.exit(INTERRUPTED)
+        sys.exit(code if isinstance(code, int) else 0)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            try:
+                return super().invoke(ctx)
+            finally:
+                sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+        except BrokenPipeError:
+            _silence_stdout()
+            sys.exit(CLOSED_PIPE)
+        except KeyboardInterrupt:
+            sys.exit(INTERRUPTED)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush does not fail again (Python docs, signal)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file descriptor (a test runner's capture)
+        pass
+
+
+@click.group(cls=Gapstate, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="gapstate")
 def main() -> None:
     """Prove, replay and fuzz the gap-state table; judge continuity reports."""
 
 
 @main.command()
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
 @SPEC
 @FORMAT
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 still means unusable input).")
 @reports_errors
-def check(spec_path: str | None, fmt: str) -> None:
+def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bool) -> None:
     """Prove the table total, unambiguous and reachable, and check its rules.
 
-    Exit 0 when nothing is found, 1 with findings, 2 when the spec cannot be read.
+    PATH (one or more) or --spec names the spec files; without either, the
+    `spec` setting of [tool.gapstate] in the nearest pyproject.toml, else the
+    bundled spec. Exit 0 when nothing is found, 1 with findings, 2 when a
+    spec cannot be read (with several, the worst).
     """
+    from .config import resolve_spec_path
     from .proof import check as prove
-    from .render import check_text, to_json
-    from .spec import load_spec
+    from .render import check_text, error_detail, error_text, to_json
 
-    result = prove(load_spec(spec_path))
-    click.echo(to_json(result.to_dict()) if fmt == "json" else check_text(result))
-    sys.exit(0 if result.ok else 1)
+    given = ([spec_path] if spec_path is not None else []) + list(paths)
+    choices = [resolve_spec_path(path) for path in given or [None]]
+    if len(choices) == 1:
+        result = prove(read_spec(choices[0]))
+        click.echo(to_json(result.to_dict()) if fmt == "json" else check_text(result, bundled=choices[0].bundled))
+        sys.exit(0 if result.ok or exit_zero else 1)
+    # Several specs: each is checked and reported in turn; the exit code is
+    # the worst, and JSON is one document holding each spec's.
+    documents, texts, worst = [], [], 0
+    for choice in choices:
+        try:
+            result = prove(read_spec(choice))
+        except GapstateError as error:
+            click.echo(error_text(error), err=True)
+            documents.append({"ok": False, "spec": choice.path, "error": error_detail(error)})
+            worst = 2
+            continue
+        documents.append(result.to_dict())
+        texts.append(check_text(result, bundled=choice.bundled))
+        worst = max(worst, 0 if result.ok or exit_zero else 1)
+    if fmt == "json":
+        click.echo(to_json({"ok": all(d["ok"] for d in documents), "specs": documents}))
+    elif texts:
+        click.echo("\n".join(texts))
+    sys.exit(worst)
 
 
 @main.command()
@@ -117,10 +215,9 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> N
     from .render import replay_json, replay_step_line, replay_tail, step_json
     from .replayer import Step, replay as run
     from .source import label
-    from .spec import load_spec
     from .trace import read_trace
 
-    spec = load_spec(spec_path)
+    spec = spec_for(spec_path)
     caps = spec.table.cap_limits() if spec.table else {}
     # Steps go to a spool (memory, then a temporary file past 8 MiB) as they
     # happen, and reach stdout only once the whole trace proved usable: a
@@ -201,9 +298,8 @@ def fuzz(spec_path: str | None, fmt: str, examples: int, seed: int | None, max_e
 
     from .fuzzer import fuzz as run
     from .render import fuzz_text, to_json
-    from .spec import load_spec
 
-    spec = load_spec(spec_path)
+    spec = spec_for(spec_path)
     spec.require_steppable()
     seed = random.SystemRandom().randrange(2**32) if seed is None else seed
     if sys.stderr.isatty():
@@ -219,10 +315,9 @@ ROW = click.argument("address", metavar="ROW")
 
 
 def _ways(spec_path: str | None) -> Any:
-    from .spec import load_spec
     from .witness import Ways
 
-    spec = load_spec(spec_path)
+    spec = spec_for(spec_path)
     spec.require_steppable()
     return Ways(spec)
 
@@ -320,9 +415,8 @@ def coverage(traces: tuple[str, ...], spec_path: str | None, fmt: str, jobs: int
     malformed trace (named, with its line) or an unusable spec.
     """
     from .render import coverage_text, to_json
-    from .spec import load_spec
 
-    spec = load_spec(spec_path)
+    spec = spec_for(spec_path)
     spec.require_steppable()
     result = _fired(spec, traces, jobs or _jobs_default(), "replaying")
     if fmt == "json":
@@ -366,13 +460,12 @@ def graph(
     reports that block as `stale_diagram` when it is out of date.
     """
     from .diagram import build, dot, mermaid
-    from .spec import load_spec
 
     if traces and not covered:
         raise click.UsageError("TRACE arguments go with --coverage")
     if update and (covered or all_rows or fmt != "mermaid"):
         raise click.UsageError("--update writes the plain Mermaid diagram: leave out --coverage, --all and --format dot")
-    spec = load_spec(spec_path)
+    spec = spec_for(spec_path)
     table = spec.require_steppable()
     if update:
         _update_diagram(spec.path, mermaid(build(table)))
@@ -410,20 +503,18 @@ def _update_diagram(path: str, drawn: str) -> None:
 def entry() -> None:
     """The console script: `main`, minus tracebacks for a closed pipe or Ctrl-C.
 
-    click itself ends a command whose output meets a closed pipe (exit 1) and
-    turns Ctrl-C inside a command into "Aborted!"; what reaches here is what
-    happens outside its handlers, such as an error report meeting a pipe
-    already closed (`gapstate replay x --format json | true`).
+    The Gapstate group already ends a command whose output meets a closed
+    pipe (141) or a Ctrl-C (130), quietly; what reaches here is what happens
+    outside it, such as an error report meeting a pipe already closed
+    (`gapstate replay x --format json | true`).
     """
     try:
         main(prog_name="gapstate")
     except BrokenPipeError:
-        # The reader went away; silence the interpreter's own flush of
-        # stdout at exit, as the Python docs advise.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(1)
+        _silence_stdout()
+        sys.exit(CLOSED_PIPE)
     except KeyboardInterrupt:
-        sys.exit(130)
+        sys.exit(INTERRUPTED)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -34,15 +34,15 @@ def error_text(error: Any, problems: tuple[Any, ...] | None = None) -> str:
 
 def error_json(error: Any, problems: tuple[Any, ...] | None = None) -> str:
     """The document stdout gets instead: {"ok": false, "error": {file, line, column, message[, problems]}}."""
-    detail: dict[str, Any] = {
-        "file": error.file,
-        "line": error.line,
-        "column": error.column,
-        "message": error.message,
-    }
+    detail = error_detail(error)
     if problems is not None:
         detail["problems"] = [problem.to_dict() for problem in problems]
     return to_json({"ok": False, "error": detail})
+
+
+def error_detail(error: Any) -> dict[str, Any]:
+    """Unusable input as the JSON documents give it: file, line, column, message."""
+    return {"file": error.file, "line": error.line, "column": error.column, "message": error.message}
 
 
 def unjudgeable(count: int) -> str:
@@ -52,7 +52,12 @@ def unjudgeable(count: int) -> str:
 # check ---------------------------------------------------------------------
 
 
-def check_text(result: Any) -> str:
+def check_text(result: Any, bundled: bool = False) -> str:
+    """Findings a line (`path:line:column: kind: message`, a rule's trace indented), then the summary.
+
+    The summary says when the spec checked is the copy bundled with the
+    package, so nobody mistakes it for the file they are editing.
+    """
     lines: list[str] = []
     for finding in result.findings:
         lines.append(f"{result.spec}:{finding.line}:{finding.column}: {finding.kind}: {finding.message}")
@@ -65,7 +70,8 @@ def check_text(result: Any) -> str:
     )
     count = len(result.findings)
     verdict = "ok" if result.ok else f"{count} finding{'s' if count != 1 else ''}"
-    lines.append(f"gapstate check: {result.spec}: {verdict} ({numbers})")
+    which = f"{result.spec} (the bundled spec)" if bundled else result.spec
+    lines.append(f"gapstate check: {which}: {verdict} ({numbers})")
     return "\n".join(lines)
 
 

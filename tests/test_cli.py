@@ -471,7 +471,7 @@ def test_fuzz_on_an_unusable_spec_exits_2(tmp_path):
 
 
 def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path):
-    """`gapstate replay t.jsonl | head -1`: exit 1, and no traceback on stderr."""
+    """`gapstate replay t.jsonl | head -1`: exit 141 (the reader went away), and no traceback on stderr."""
     path = write_trace(tmp_path, *(['{"event": "loss_silent"}'] * 5000))  # far more than a pipe buffers
     script = "import sys\nfrom gapstate.cli import entry\nsys.argv[0] = 'gapstate'\nentry()"
     process = subprocess.Popen(
@@ -481,7 +481,7 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path):
     first = process.stdout.readline()
     process.stdout.close()
     error = process.stderr.read()
-    assert process.wait() == 1
+    assert process.wait() == 141
     assert b"loss_silent" in first
     assert error == b""
 
@@ -497,7 +497,7 @@ def test_a_pipe_closed_before_an_error_document_is_written_ends_quietly(tmp_path
     assert process.stdout is not None and process.stderr is not None
     process.stdout.close()  # long before the interpreter has started: the document meets a closed pipe
     error = process.stderr.read().decode()
-    assert process.wait() == 1
+    assert process.wait() == 141
     assert error == f"gapstate: error: {tmp_path / 'missing.jsonl'}: no such file\n"
 
 
@@ -509,3 +509,55 @@ def test_a_spec_that_also_shows_a_shell_snippet_checks_and_replays(tmp_path):
     assert run("check", "--spec", str(spec)).exit_code == 0
     result = run("replay", str(trace), "--spec", str(spec))
     assert result.exit_code == 0, result.output
+
+
+# Ctrl-C and a closed pipe ------------------------------------------------------
+
+COMMANDS = {
+    "check": lambda path: ["check", "--spec", path],
+    "replay": lambda path: ["replay", path],
+    "classify": lambda path: ["classify", path],
+    "fuzz": lambda path: ["fuzz", "--spec", path, "--examples", "1", "--seed", "1"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_ctrl_c_exits_130_quietly(tmp_path, command):
+    import os
+    import signal
+
+    fifo = tmp_path / "input"
+    os.mkfifo(fifo)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "gapstate", *COMMANDS[command](str(fifo))],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    with open(fifo, "w"):  # returns once the command has opened its input and waits on it
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate()
+    assert child.returncode == 130
+    assert (out, err) == (b"", b"")
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_closed_stdout_exits_141_quietly(tmp_path, command):
+    import os
+
+    inputs = {
+        "check": ROOT / "spec" / "gap-state.md",
+        "replay": tmp_path / "t.jsonl",
+        "classify": ROOT / "spec" / "classify-example.json",
+        "fuzz": ROOT / "spec" / "gap-state.md",
+    }
+    (tmp_path / "t.jsonl").write_text('{"event": "busy_start"}\n' * 2000, encoding="utf-8")
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # nobody will ever read: the first write fails
+    try:
+        child = subprocess.run(
+            [sys.executable, "-m", "gapstate", *COMMANDS[command](str(inputs[command]))],
+            cwd=tmp_path, stdout=write_end, stderr=subprocess.PIPE,
+        )
+    finally:
+        os.close(write_end)
+    assert child.returncode == 141
+    assert child.stderr == b""

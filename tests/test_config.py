@@ -1,0 +1,161 @@
+"""Which spec a command reads: paths or --spec, else [tool.gapstate] in the nearest pyproject.toml, else the bundled spec."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from gapstate.cli import main
+from gapstate.config import BUNDLED, GIVEN, PROJECT, resolve_spec_path
+from gapstate.spec import bundled_path
+
+from .support import SPEC_TEXT, variant
+
+BROKEN = variant("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A clone-like folder: pyproject.toml naming tables/gap.md (a broken table), the working folder below it."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.gapstate]\nspec = "tables/gap.md"\n', encoding="utf-8")
+    (tmp_path / "tables").mkdir()
+    (tmp_path / "tables" / "gap.md").write_text(BROKEN, encoding="utf-8")
+    (tmp_path / "src" / "deep").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "src" / "deep")
+    return tmp_path
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_without_a_path_check_reads_the_spec_setting_of_the_nearest_pyproject(project):
+    result = run("check")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[0].startswith("../../tables/gap.md:")
+    assert "bundled" not in result.stdout
+
+
+def test_the_setting_is_relative_to_the_pyproject_folder_not_the_working_one(project):
+    choice = resolve_spec_path()
+    assert choice.origin == PROJECT
+    assert (project / "src" / "deep" / choice.path).resolve() == (project / "tables" / "gap.md").resolve()
+    assert choice.setting == "../../pyproject.toml"
+
+
+def test_a_pyproject_without_a_gapstate_table_is_passed_over(project):
+    (project / "src" / "pyproject.toml").write_text('[tool.ruff]\nline-length = 100\n', encoding="utf-8")
+    assert resolve_spec_path().origin == PROJECT
+
+
+def test_without_any_setting_the_bundled_spec_is_checked_and_the_summary_says_so(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert resolve_spec_path() == (bundled_path(), BUNDLED, None)
+    result = run("check")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[-1].startswith(f"gapstate check: {bundled_path()} (the bundled spec): ok (")
+
+
+def test_a_gapstate_table_without_spec_means_the_bundled_spec(project):
+    (project / "pyproject.toml").write_text("[tool.gapstate]\n", encoding="utf-8")
+    assert resolve_spec_path().origin == BUNDLED
+
+
+def test_spec_and_paths_win_over_the_setting(project):
+    good = project / "good.md"
+    good.write_text(SPEC_TEXT, encoding="utf-8")
+    assert resolve_spec_path(str(good)) == (str(good), GIVEN, None)
+    assert run("check", str(good)).exit_code == 0
+    assert run("check", "--spec", str(good)).exit_code == 0
+
+
+def test_every_command_with_spec_follows_the_setting(project):
+    (project / "tables" / "gap.md").write_text("No table here.\n", encoding="utf-8")
+    trace = project / "t.jsonl"
+    trace.write_text('{"event": "busy_start"}\n', encoding="utf-8")
+    for args in (
+        ["replay", str(trace)],
+        ["fuzz", "--examples", "1", "--seed", "1"],
+        ["witness", "CLEAR|busy_end|-"],
+        ["explain", "CLEAR|busy_end|-"],
+        ["coverage", str(trace)],
+        ["graph"],
+    ):
+        result = run(*args)
+        assert result.exit_code == 2, args
+        assert "../../tables/gap.md:1:1: the table cannot be replayed" in result.stderr
+
+
+def test_a_setting_naming_a_missing_file_exits_2_and_says_where_it_was_set(project):
+    (project / "tables" / "gap.md").unlink()
+    result = run("check")
+    assert result.exit_code == 2
+    assert "../../tables/gap.md: no such file (the spec setting of [tool.gapstate] in ../../pyproject.toml)" in result.stderr
+
+
+@pytest.mark.parametrize("text, where", [
+    ("[tool.gapstate\nspec = 1\n", "../../pyproject.toml:1:"),
+    ("[tool.gapstate]\nspec = 3\n", "../../pyproject.toml: [tool.gapstate] spec must be a non-empty string"),
+])
+def test_an_unusable_pyproject_exits_2_naming_it(project, text, where):
+    (project / "pyproject.toml").write_text(text, encoding="utf-8")
+    result = run("check", "--format", "json")
+    assert result.exit_code == 2
+    assert where in result.stderr
+    assert json.loads(result.stdout)["ok"] is False
+
+
+def test_check_takes_several_paths_and_exits_with_the_worst(project):
+    good = project / "good.md"
+    good.write_text(SPEC_TEXT, encoding="utf-8")
+    broken = project / "tables" / "gap.md"
+    result = run("check", str(good), str(broken))
+    assert result.exit_code == 1
+    summaries = [line for line in result.stdout.splitlines() if line.startswith("gapstate check: ")]
+    assert summaries[0].startswith(f"gapstate check: {good}: ok") and f"{broken}: " in summaries[1]
+    assert " findings (" in summaries[1]
+    assert run("check", str(good), str(project / "missing.md")).exit_code == 2
+
+
+def test_several_paths_give_one_json_document_holding_each_spec(project):
+    good = project / "good.md"
+    good.write_text(SPEC_TEXT, encoding="utf-8")
+    missing = project / "missing.md"
+    result = run("check", str(good), str(project / "tables" / "gap.md"), str(missing), "--format", "json")
+    assert result.exit_code == 2
+    document = json.loads(result.stdout)
+    assert set(document) == {"ok", "specs"} and document["ok"] is False
+    first, second, third = document["specs"]
+    assert first["ok"] is True and set(first) == {"ok", "spec", "stats", "findings"}
+    assert second["ok"] is False and {f["kind"] for f in second["findings"]} == {"rule"}
+    assert third == {"ok": False, "spec": str(missing), "error": {"file": str(missing), "line": None, "column": None, "message": "no such file"}}
+
+
+def test_one_path_gives_the_contract_document(project):
+    document = json.loads(run("check", str(project / "tables" / "gap.md"), "--format", "json").stdout)
+    assert set(document) == {"ok", "spec", "stats", "findings"}
+
+
+def test_exit_zero_reports_the_findings_and_exits_0(project):
+    result = run("check", "--exit-zero")
+    assert result.exit_code == 0
+    assert ": rule: send-while-busy: " in result.stdout
+    assert run("check", "--exit-zero", str(project / "missing.md")).exit_code == 2
+
+
+@pytest.mark.parametrize("flag", ["-V", "--version"])
+def test_version(flag):
+    import gapstate
+
+    result = run(flag)
+    assert result.exit_code == 0
+    assert result.stdout.strip() == f"gapstate, version {gapstate.__version__}"
+
+
+def test_the_project_itself_names_its_spec():
+    from .support import ROOT
+
+    choice = resolve_spec_path(cwd=ROOT / "tests")
+    assert (choice.origin, (ROOT / "tests" / choice.path).resolve()) == (PROJECT, ROOT / "spec" / "gap-state.md")
