@@ -250,7 +250,7 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> N
 @FORMAT
 @reports_errors
 def classify(report_path: str, fmt: str) -> None:
-    """Judge a continuity-experiment report (JSON) by the seed's five attribution conditions.
+    """Judge a continuity-experiment report (JSON) by the five attribution conditions.
 
     The result is descriptive: an attributable turn from one clip names a case
     to repeat, not a rate. Exit 0 whatever the verdict, 2 when the report
@@ -275,7 +275,7 @@ def classify(report_path: str, fmt: str) -> None:
     except GapstateError as error:
         located = problem_lines(text, error.problems)
         raise UnusableInput(GapstateError(unjudgeable(len(located)), name), fmt, located) from None
-    click.echo(to_json(result.to_dict()) if fmt == "json" else classify_text(result))
+    click.echo(to_json(result.to_dict()) if fmt == "json" else classify_text(result, name))
     sys.exit(0)
 
 

@@ -139,8 +139,8 @@ def replay_json(result: Any, body: Iterable[str] | None = None) -> Iterator[str]
 # classify ------------------------------------------------------------------
 
 
-def classify_text(result: Any) -> str:
-    """One row per (arm, turn), then each arm's verdict, the overall verdict and the note."""
+def classify_text(result: Any, source: str = "<report>") -> str:
+    """One row per (arm, turn), each arm's verdict, the overall verdict, the note, then a summary line."""
     header = ("arm", "turn", "verdict", "unmet")
     rows = [
         (arm.name, turn.turn, turn.verdict, ", ".join(turn.unmet) or "-")
@@ -158,7 +158,16 @@ def classify_text(result: Any) -> str:
         lines.append(f"arm {arm.name + ':':<{width}}  {arm.verdict}")
     lines.append(f"overall: {result.verdict}")
     lines.append(f"note: {result.note}")
+    turns = sum(len(arm.turns) for arm in result.arms)
+    lines.append(
+        f"gapstate classify: {source}: {_count(len(result.arms), 'arm')}, {_count(turns, 'turn')}: "
+        f"{result.verdict} (descriptive)"
+    )
     return "\n".join(lines)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 # fuzz ----------------------------------------------------------------------

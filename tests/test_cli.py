@@ -561,3 +561,13 @@ def test_a_closed_stdout_exits_141_quietly(tmp_path, command):
         os.close(write_end)
     assert child.returncode == 141
     assert child.stderr == b""
+
+
+def test_classify_text_ends_with_a_summary_line_like_the_other_commands():
+    last = run("classify", str(EXAMPLE)).stdout.splitlines()[-1]
+    assert last == f"gapstate classify: {EXAMPLE}: 3 arms, 9 turns: attributable (descriptive)"
+
+
+def test_classify_help_speaks_of_the_attribution_conditions_not_of_a_seed():
+    text = " ".join(run("classify", "--help").stdout.split())
+    assert "five attribution conditions" in text and "seed" not in text.lower()
