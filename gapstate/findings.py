@@ -113,20 +113,35 @@ class UnknownName(Finding):
     """A row names an event, guard, action or next state nobody defines."""
 
     kind = "unknown_name"
-    template = "unknown {role} '{name}'{hint}; expected one of: {choices}"
-    exported = ("name", "role")
-    __slots__ = ("role", "name", "known", "unentered")
+    template = "unknown {role} '{name}'{hint}{advice}"
+    exported = ("name", "role", "suggestion")
+    __slots__ = ("role", "name", "known", "unentered", "suggestion")
 
-    def __init__(self, line: int, column: int, role: str, name: str, known: tuple[str, ...], unentered: bool = False):
+    def __init__(
+        self,
+        line: int,
+        column: int,
+        role: str,
+        name: str,
+        known: tuple[str, ...],
+        unentered: bool = False,
+        suggestion: str | None = None,
+    ):
         super().__init__(line, column)
         self.role = role
         self.name = name
         self.known = known
         self.unentered = unentered  # a state no row leads to: the likely typo
+        self.suggestion = suggestion  # the closest known name, if one is close
 
     def parts(self) -> dict[str, Any]:
         hint = "; no row leads to it" if self.unentered else ""
-        return {"role": self.role, "name": self.name, "hint": hint, "choices": ", ".join(self.known)}
+        advice = (
+            f"; did you mean '{self.suggestion}'?"
+            if self.suggestion
+            else f"; expected one of: {', '.join(self.known)}"
+        )
+        return {"role": self.role, "name": self.name, "hint": hint, "advice": advice}
 
 
 class CapProblem(Enum):
@@ -174,22 +189,32 @@ class Contradiction(Finding):
 
 
 class NotTotal(Finding):
-    """Some guard valuation of a (state, event) pair is matched by no row."""
+    """Some guard valuations of a (state, event) pair are matched by no row.
+
+    `cube` is one row's worth of them: the guard literals of a row that
+    would cover exactly those valuations and no covered one; `valuation` is
+    one of them, in full (the contract's example valuation).
+    """
 
     kind = "not_total"
-    template = "no row covers {state} | {event}{when}; add a row such as `{suggestion}`"
+    template = "no row covers {state} | {event}{when}; add the row `{suggestion}`"
     exported = ("state", "event", "valuation")
-    __slots__ = ("state", "event", "valuation", "suggestion")
+    __slots__ = ("state", "event", "valuation", "cube")
 
-    def __init__(self, line: int, column: int, state: str, event: str, valuation: Valuation, suggestion: str):
+    def __init__(self, line: int, column: int, state: str, event: str, valuation: Valuation, cube: Valuation):
         super().__init__(line, column)
         self.state = state
         self.event = event
         self.valuation = valuation
-        self.suggestion = suggestion
+        self.cube = cube
+
+    @property
+    def suggestion(self) -> str:
+        guards = ",".join(g if v else f"!{g}" for g, v in self.cube) or "-"
+        return f"{self.state} | {self.event} | {guards} | ? | ?"
 
     def parts(self) -> dict[str, Any]:
-        return {**super().parts(), "when": _valuation_text(self.valuation)}
+        return {**super().parts(), "when": _valuation_text(self.cube), "suggestion": self.suggestion}
 
     def export(self) -> dict[str, Any]:
         return {"state": self.state, "event": self.event, "valuation": dict(self.valuation)}
@@ -201,14 +226,24 @@ class Ambiguous(Finding):
     kind = "ambiguous"
     template = "rows at lines {first} and {second} both match {state} | {event}{when}"
     exported = ("rows", "state", "event", "valuation")
-    __slots__ = ("rows", "state", "event", "valuation")
+    __slots__ = ("rows", "state", "event", "valuation", "copy")
 
-    def __init__(self, line: int, column: int, rows: tuple[int, int], state: str, event: str, valuation: Valuation):
+    def __init__(
+        self, line: int, column: int, rows: tuple[int, int], state: str, event: str, valuation: Valuation, copy: bool = False
+    ):
         super().__init__(line, column)
         self.rows = rows
         self.state = state
         self.event = event
         self.valuation = valuation
+        self.copy = copy  # the second row repeats the first's state, event and guards
+
+    @property
+    def message(self) -> str:
+        if self.copy:
+            first, second = self.rows
+            return f"row at line {second} repeats the state, event and guards of the row at line {first}; keep one"
+        return super().message
 
     def parts(self) -> dict[str, Any]:
         first, second = self.rows

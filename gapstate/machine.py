@@ -16,7 +16,8 @@ from functools import lru_cache
 from itertools import product
 from typing import NamedTuple
 
-from .semantics import ACTIONS, CHOICE_OF, COMMITS, EVENTS, GUARDS, RULES, Config, Rule, Transition
+from . import semantics
+from .semantics import CHOICE_OF, COMMITS, EVENTS, GUARDS, RULES, Config, Rule, Transition
 from .table import Row, Table
 
 class Status(StrEnum):
@@ -152,7 +153,7 @@ def _compile(row: Row) -> Compiled:
     """The row's actions as field updates, in the order the row lists them."""
     effects: list[tuple[int, bool, object]] = []
     for name in row.actions:
-        action = ACTIONS[name]
+        action = semantics.action(name)
         effects.extend((_FIELD[counter], True, delta) for counter, delta in action.add.items())
         effects.extend((index, False, value) for index, value in _pairs(action.sets))
     named = guard_names((row,))

@@ -242,7 +242,10 @@ class _LineReader(Transformer):
 
     def allow(self, children: list) -> Allowance:
         state, event, guards = children
-        return Allowance(self.number, str(state), str(event), guards.literals)
+        names = [Name("state", str(state), state.column)] if state.type == "NAME" else []
+        names.append(Name("event", str(event), event.column))
+        names.extend(guards.names)
+        return Allowance(self.number, str(state), str(event), guards.literals, tuple(names))
 
     def row(self, children: list) -> Row:
         state, event, guards, target, actions = children

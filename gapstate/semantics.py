@@ -14,7 +14,7 @@ wherever the history could make them true.
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Callable, Mapping, NamedTuple
+from typing import Callable, Iterable, Mapping, NamedTuple
 
 _NONE: Mapping = MappingProxyType({})
 
@@ -168,6 +168,32 @@ ACTIONS: dict[str, Action] = {
     "keep_budget_spent": Action(),  # the spent request is simply not refunded
     "invalid": Action(),  # marks an event that cannot occur; the replay fails on it
 }
+
+# An action outside ACTIONS is a label the implementation realizes (the
+# contract: "every other action is a label"); the replay records it and it
+# changes nothing. Only a near miss of a known name is taken for a typo.
+LABEL = Action()
+
+
+def action(name: str) -> Action:
+    """What an action does: its entry in ACTIONS, or nothing for a label."""
+    return ACTIONS.get(name, LABEL)
+
+
+# How alike two names must be (difflib's ratio, ignoring case) for one to be
+# a near miss of the other: `defer_no_interupt` of `defer_no_interrupt`
+# (0.97), `nop` of `noop` (0.86), but not `log_gap` of `open_gap` (0.67).
+NEAR_MISS = 0.8
+
+
+def closest(name: str, known: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The known name most like `name`, for a "did you mean"; None when nothing is close enough."""
+    import difflib
+
+    names = {k.lower(): k for k in known}
+    found = difflib.get_close_matches(name.lower(), list(names), n=1, cutoff=cutoff)
+    return names[found[0]] if found else None
+
 
 ENDINGS = frozenset(name for name, a in ACTIONS.items() if a.ends_gap)
 WRITE_OFFS = frozenset(name for name, a in ACTIONS.items() if a.write_off)

@@ -22,8 +22,8 @@ from .findings import (
     ParseProblem,
     UnknownName,
 )
-from .semantics import ACTIONS, COUNTERS, EVENTS, GUARDS, MAX_CAP, STATES
-from .table import INVALID, STAY, Table
+from .semantics import ACTIONS, COUNTERS, EVENTS, GUARDS, MAX_CAP, NEAR_MISS, STATES, closest
+from .table import INVALID, STAY, Row, Table
 
 BUNDLED = "gap-state.md"
 
@@ -112,12 +112,22 @@ def validate(table: Table) -> list[Finding]:
         "next state": states,
         "state": tuple(state for state in states if state in entered),
     }
+    for item in sorted((*table.rows, *table.allowances), key=lambda item: item.line):
+        for name in item.names:
+            choices = known[name.role]
+            if name.text in choices:
+                continue
+            if name.role == "action":
+                # Not in the vocabulary: a label the implementation realizes,
+                # unless it is a near miss of a known action (a typo).
+                suggestion = closest(name.text, choices, NEAR_MISS)
+                if suggestion is None:
+                    continue
+            else:
+                suggestion = closest(name.text, choices)
+            unentered = name.role == "state" and isinstance(item, Row)
+            findings.append(UnknownName(item.line, name.column, name.role, name.text, choices, unentered, suggestion))
     for row in table.rows:
-        for name in row.names:
-            if name.role in known and name.text not in known[name.role]:
-                findings.append(
-                    UnknownName(row.line, name.column, name.role, name.text, known[name.role], name.role == "state")
-                )
         if INVALID in row.actions and (len(row.actions) > 1 or row.next != STAY):
             column = next(n.column for n in row.names if n.text == INVALID)
             findings.append(ParseError(row.line, column, ParseProblem.INVALID_NOT_ALONE))

@@ -87,8 +87,9 @@ class Allowance(NamedTuple):
     state: str
     event: str
     guards: tuple[Literal, ...]
+    names: tuple[Name, ...] = ()  # the state, event and guards as written, for checking them
 
-    def names(self, row: Row) -> bool:
+    def allows(self, row: Row) -> bool:
         return (
             row.state == self.state
             and row.event == self.event

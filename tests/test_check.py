@@ -282,11 +282,24 @@ def test_an_allowance_for_a_row_that_fires_is_stale():
 def test_an_allowance_that_names_no_row_is_stale():
     text = variant(
         "@unreachable DUE | busy_end | budget_left,!attempts_left",
-        "@unreachable DUE | busy_end | budget_left,!attempts_left\n@unreachable DUE | busy_ends | -",
+        "@unreachable DUE | busy_end | budget_left,!attempts_left\n@unreachable DUE | busy_end | -",
     )
     [finding] = check_text(text).findings
-    assert (finding.kind, finding.line) == ("stale_allowance", line_of(text, "busy_ends"))
+    assert (finding.kind, finding.line) == ("stale_allowance", line_of(text, "@unreachable DUE | busy_end | -"))
     assert "names no row" in finding.message
+
+
+@pytest.mark.parametrize("new, name, suggestion", [
+    ("@unreachable DUE | busy_ends | budget_left,!attempts_left", "busy_ends", "busy_end"),
+    ("@unreachable DUE | busy_end | budget_lef,!attempts_left", "budget_lef", "budget_left"),
+    ("@unreachable DEU | busy_end | budget_left,!attempts_left", "DEU", "DUE"),
+])
+def test_a_typo_in_an_allowance_is_an_unknown_name_with_a_suggestion(new, name, suggestion):
+    text = variant("@unreachable DUE | busy_end | budget_left,!attempts_left", new)
+    [finding] = check_text(text).findings
+    assert (finding.kind, finding.line, finding.column) == ("unknown_name", line_of(text, new), new.index(name) + 1)
+    assert finding.to_dict()["suggestion"] == suggestion
+    assert finding.message.endswith(f"did you mean '{suggestion}'?")
 
 
 def test_an_allowance_repeated_is_stale():
@@ -464,3 +477,98 @@ def test_an_immediate_retry_on_send_failed_breaks_send_only_on_release():
 def test_sends_on_a_release_or_end_of_busy_keep_send_only_on_release():
     assert not [f for f in gapstate.check().findings if f.kind == "rule"]
     assert "send-only-on-release" in {rule.id for rule in RULES}
+
+
+# names: suggestions and labels ------------------------------------------------
+
+
+@pytest.mark.parametrize("old, new, name, suggestion", [
+    ("CLEAR | busy_end | - | = | noop", "CLEAR | busy_ennd | - | = | noop", "busy_ennd", "busy_end"),
+    ("DUE | busy_end | !budget_left | CLEAR | unrepaired_budget", "DUE | busy_end | !budgt_left | CLEAR | unrepaired_budget", "budgt_left", "budget_left"),
+    ("DUE | candidate_start | - | OPEN | supersede", "DUE | candidate_start | - | OPNE | supersede", "OPNE", "OPEN"),
+    ("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | DUE | defer_no_interupt", "defer_no_interupt", "defer_no_interrupt"),
+])
+def test_an_unknown_name_suggests_the_closest_known_one(old, new, name, suggestion):
+    text = variant(old, new)
+    [finding] = [f for f in check_text(text).findings if f.kind == "unknown_name"]
+    assert finding.column == new.index(name) + 1
+    assert finding.to_dict()["suggestion"] == suggestion
+    assert f"unknown {finding.role} '{name}'; did you mean '{suggestion}'?" == finding.message
+
+
+def test_an_unknown_name_far_from_every_known_one_lists_them_instead():
+    text = variant("CLEAR | busy_end | - | = | noop", "CLEAR | xyzzy | - | = | noop")
+    [finding] = check_text(text).findings
+    assert finding.to_dict()["suggestion"] is None
+    assert finding.message.startswith("unknown event 'xyzzy'; expected one of: loss_silent, sdk_unknown")
+
+
+def test_an_action_that_is_no_near_miss_is_a_label_the_replay_records():
+    old = "CLEAR | busy_end | - | = | noop"
+    spec = parse_spec(variant(old, "CLEAR | busy_end | - | = | log_idle"), "spec.md")
+    assert gapstate.check(spec).ok
+    run = gapstate.replay(spec, [{"event": "busy_end"}])
+    assert run.ok and run.to_dict()["steps"][0]["actions"] == ["log_idle"]
+    assert run.final == gapstate.replay(gapstate.load_spec(), [{"event": "busy_end"}]).final
+
+
+# every gap, every copy once ---------------------------------------------------
+
+
+def test_every_uncovered_valuation_is_reported_as_the_fewest_rows_to_add():
+    text = variant("OPEN | floor_released | !busy,!budget_left | CLEAR | unrepaired_budget", "")
+    text = variant("OPEN | floor_released | !busy,budget_left,!attempts_left | CLEAR | unrepaired_attempts", "", text)
+    gaps = [f for f in check_text(text).findings if f.kind == "not_total"]
+    assert sorted(f.suggestion for f in gaps) == [
+        "OPEN | floor_released | !busy,!budget_left | ? | ?",
+        "OPEN | floor_released | !busy,budget_left,!attempts_left | ? | ?",
+    ]
+    for gap in gaps:  # each example valuation is one the suggested row covers
+        assert all(gap.to_dict()["valuation"][g] == v for g, v in gap.cube)
+
+
+def _members(cube, width):
+    from itertools import product
+
+    return {v for v in product((False, True), repeat=width) if all(v[i] == b for i, b in cube)}
+
+
+def test_the_rows_suggested_cover_exactly_the_uncovered_valuations_without_overlapping():
+    from itertools import product
+
+    from gapstate.proof import minimal_cover
+
+    for bits in range(1, 256):  # every non-empty set of valuations of three guards
+        valuations = [v for i, v in enumerate(product((False, True), repeat=3)) if bits >> i & 1]
+        cubes = [_members(c, 3) for c in minimal_cover(valuations)]
+        assert set().union(*cubes) == set(valuations)
+        assert sum(len(c) for c in cubes) == len(valuations)  # disjoint: no two suggested rows overlap
+
+
+@pytest.mark.parametrize("valuations, fewest", [
+    ([(False, False, True), (False, True, False), (False, True, True), (True, False, False), (True, False, True), (True, True, False)], 3),
+    ([(False, False, False), (True, True, True)], 2),
+    ([(a, b) for a in (False, True) for b in (False, True)], 1),
+    ([(False, b, c) for b in (False, True) for c in (False, True) if not (b and c)], 2),
+])
+def test_minimal_cover_finds_the_fewest_rows(valuations, fewest):
+    from gapstate.proof import minimal_cover
+
+    assert len(minimal_cover(valuations)) == fewest
+
+
+def test_copies_of_a_row_are_each_reported_once_against_the_first():
+    row = "CLEAR | busy_end | - | = | noop"
+    text = variant(row, "\n".join([row] * 300))
+    first = text.splitlines().index(row) + 1
+    findings = check_text(text).findings
+    assert len(findings) == 299
+    assert all(f.kind == "ambiguous" and f.to_dict()["rows"] == [first, f.line] for f in findings)
+    assert findings[0].message == f"row at line {first + 1} repeats the state, event and guards of the row at line {first}; keep one"
+
+
+def test_a_copy_with_another_outcome_is_still_one_finding_against_the_first():
+    row = "CLEAR | busy_end | - | = | noop"
+    text = variant(row, row + "\nCLEAR | busy_end | - | OPEN | open_gap\nCLEAR | busy_end | - | = | note_trim")
+    first = text.splitlines().index(row) + 1
+    assert [f.to_dict()["rows"] for f in check_text(text).findings if f.kind == "ambiguous"] == [[first, first + 1], [first, first + 2]]
