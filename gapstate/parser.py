@@ -206,7 +206,9 @@ def _parse_block(start: int, header_line: int, content: list[str]) -> Parsed:
         elif isinstance(item, Allowance):
             allowances.append(item)
     if findings:
-        return Parsed(None, tuple(findings))
+        # What did parse is kept, so the summary can say what was read.
+        partial = Table.build(header_line, tuple(rows), tuple(caps), tuple(allowances)) if rows else None
+        return Parsed(partial, tuple(findings))
     if not rows:
         return Parsed(None, (ParseError(header_line, 1, ParseProblem.NO_ROWS),))
     return Parsed(Table.build(header_line, tuple(rows), tuple(caps), tuple(allowances)), ())
@@ -381,7 +383,7 @@ def parse_address(text: str) -> tuple[str, str, tuple[Literal, ...]]:
     try:
         tree = parser.parse(prefix + text, start="line")
     except UnexpectedInput as error:
-        found = _syntax_finding(parser, error, "line", prefix + text, 1)
+        found = _syntax_finding(parser, error, prefix + text, 1)
         message = found.message.replace("'@unreachable' takes", "a row's address is")
         raise GapstateError(message, column=max(1, found.column - len(prefix))) from None
     item = _LineReader().transform(tree)

@@ -45,6 +45,8 @@ class CheckResult:
     spec: str
     stats: dict[str, int]
     findings: tuple[Finding, ...]
+    proved: bool = True  # False when syntax or name findings stopped the proof
+    read: tuple[int, int, int] = (0, 0, 0)  # the rows, caps and allowances that parsed
 
     @property
     def ok(self) -> bool:
@@ -134,7 +136,8 @@ def check(spec: Spec) -> CheckResult:
         findings.extend(rule_findings(exploration))
         findings.extend(diagram_findings(spec.text, table))
     findings.sort(key=lambda f: f.sort_key)
-    return CheckResult(spec.path, stats, tuple(findings))
+    read = (len(table.rows), len(table.caps), len(table.allowances)) if table else (0, 0, 0)
+    return CheckResult(spec.path, stats, tuple(findings), spec.steppable, read)
 
 
 def coverage(table: Table) -> list[Finding]:
@@ -286,7 +289,7 @@ def reachability(table: Table, exploration: Exploration, skip: set[int]) -> tupl
     allowed: dict[int, int] = {}  # row line -> allowance line
     held = 0
     for allowance in table.allowances:
-        rows = [r for r in table.rows if allowance.allows(r)]
+        rows = [r for r in table.rows if allowance.names(r)]
         if not rows:
             findings.append(StaleAllowance(allowance.line, 1, AllowanceProblem.NAMES_NO_ROW, str(allowance)))
             continue

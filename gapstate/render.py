@@ -64,10 +64,17 @@ def check_text(result: Any, bundled: bool = False) -> str:
         for event in trace_lines(getattr(finding, "trace", ())):
             lines.append(f"    {event}")
     s = result.stats
-    numbers = (
-        f"{s['states']} states, {s['events']} events, {s['rows']} rows, "
-        f"{s['configurations']} configurations, {s['unreachable_allowed']} allowed unreachable"
-    )
+    if result.proved:
+        numbers = (
+            f"{s['states']} states, {s['events']} events, {s['rows']} rows, "
+            f"{s['configurations']} configurations, {s['unreachable_allowed']} allowed unreachable"
+        )
+    else:
+        rows, caps, allowances = result.read
+        numbers = (
+            f"read {_count(rows, 'row')}, {_count(caps, 'cap')}, {_count(allowances, 'allowance')}; "
+            "the proof did not run: fix the findings above first"
+        )
     count = len(result.findings)
     verdict = "ok" if result.ok else f"{count} finding{'s' if count != 1 else ''}"
     which = f"{result.spec} (the bundled spec)" if bundled else result.spec

@@ -83,8 +83,8 @@ def parse_spec(text: str, path: str) -> Spec:
 
     parsed = parse_text(text)
     table = parsed.table
-    if table is None:
-        return Spec(path, None, parsed.findings, text)
+    if table is None or parsed.findings:  # the lines that did parse, not checked further
+        return Spec(path, table, parsed.findings, text)
     # A state of the vocabulary that rows lead to but none starts from is a
     # state with no rows (not_total for each event), not an unknown name.
     missing = tuple(dict.fromkeys(r.next for r in table.rows if r.next in STATES and r.next not in table.states))
@@ -113,7 +113,7 @@ def validate(table: Table) -> list[Finding]:
         "state": tuple(state for state in states if state in entered),
     }
     for item in sorted((*table.rows, *table.allowances), key=lambda item: item.line):
-        for name in item.names:
+        for name in item.names if isinstance(item, Row) else item.spelled:
             choices = known[name.role]
             if name.text in choices:
                 continue

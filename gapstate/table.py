@@ -87,9 +87,9 @@ class Allowance(NamedTuple):
     state: str
     event: str
     guards: tuple[Literal, ...]
-    names: tuple[Name, ...] = ()  # the state, event and guards as written, for checking them
+    spelled: tuple[Name, ...] = ()  # the state, event and guards as written, for checking them
 
-    def allows(self, row: Row) -> bool:
+    def names(self, row: Row) -> bool:
         return (
             row.state == self.state
             and row.event == self.event

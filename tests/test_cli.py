@@ -571,3 +571,20 @@ def test_classify_text_ends_with_a_summary_line_like_the_other_commands():
 def test_classify_help_speaks_of_the_attribution_conditions_not_of_a_seed():
     text = " ".join(run("classify", "--help").stdout.split())
     assert "five attribution conditions" in text and "seed" not in text.lower()
+
+
+@pytest.mark.parametrize("old, new", [
+    ("CLEAR | busy_end | - | = | noop", "CLEAR | busy_end | - | ="),
+    ("OPEN | floor_released | !busy,budget_left,attempts_left | SENDING | send_request",
+     "OPNE | floor_released | !busy,budget_left,attempts_left | SENDING | send_request"),
+])
+def test_after_a_syntax_or_name_finding_the_summary_says_what_was_read_and_that_the_proof_did_not_run(tmp_path, old, new):
+    path = tmp_path / "spec.md"
+    path.write_text(variant(old, new), encoding="utf-8")
+    result = run("check", str(path))
+    rows = 67 if new.count("|") == 4 else 66
+    assert result.stdout.splitlines()[-1] == (
+        f"gapstate check: {path}: 1 finding (read {rows} rows, 2 caps, 3 allowances; "
+        "the proof did not run: fix the findings above first)"
+    )
+    assert json.loads(run("check", str(path), "--format", "json").stdout)["stats"]["rows"] == rows
