@@ -90,14 +90,41 @@ def _counters_text(counters: dict[str, int], caps: dict[str, int]) -> str:
 
 
 def replay_step_line(step: Any, caps: dict[str, int]) -> str:
-    """One step of the transcript: index, event, states, row, guards, actions, counters after."""
+    """One step of the transcript: trace line, t, event, states, row, guards, actions, counters after.
+
+    People count lines from 1, so a step is named by its trace line (the
+    JSON keeps the contract's 0-based index). Where the event's payload
+    decides a guard, the line says how: the id for `dup`, `speech_start`
+    against the time it had to follow for `post_send`.
+    """
     outcome = step.outcome
     guards = ",".join(g if v else f"!{g}" for g, v in outcome.guards) or "-"
+    why = _payload_reason(step)
+    if why:
+        guards = f"{guards} ({why})"
+    item = step.item
+    t = f"t={item.t}" if item is not None else ""
     return (
-        f"{step.index:>6}  {step.event:<19} {step.before.state:<9} -> {outcome.config.state:<9}  "
+        f"{'line ' + str(step.line or step.index + 1):<10} {t:<9} {step.event:<19} "
+        f"{step.before.state:<9} -> {outcome.config.state:<9}  "
         f"row {outcome.row.line:<4} {guards:<32} {','.join(outcome.actions):<26} "
         f"[{_counters_text(step.counters, caps)}]"
     )
+
+
+def _payload_reason(step: Any) -> str:
+    """How the event's own fields decided the guard the row names, if one did."""
+    item, named = step.item, dict(step.outcome.guards)
+    if item is None:
+        return ""
+    if "dup" in named:
+        return f"id {item.id} {'seen before' if named['dup'] else 'new'}"
+    if "post_send" in named:
+        if step.horizon is None:
+            return f"speech_start={item.speech_start}, nothing committed yet"
+        relation = ">" if named["post_send"] else "<="
+        return f"speech_start={item.speech_start} {relation} {step.horizon}"
+    return ""
 
 
 def replay_tail(result: Any, caps: dict[str, int], source: str) -> str:
@@ -105,15 +132,15 @@ def replay_tail(result: Any, caps: dict[str, int], source: str) -> str:
     lines: list[str] = []
     error = result.error
     if error is not None:
-        lines.append(f"!{error.index:>5}  {source}:{error.line}: {error.kind}: {error.message}")
+        lines.append(f"! {source}:{error.line}: {error.kind}: {error.message}")
     final = result.final_dict()
     lines.append(
         f"final: {final['state']} [{_counters_text(final['counters'], caps)}], "
         f"debt owed: {'yes' if final['debt_owed'] else 'no'}, "
         f"session ended: {'yes' if final['ended'] else 'no'}"
     )
-    verdict = "ok" if result.ok else f"stopped at event {error.index}"
-    lines.append(f"gapstate replay: {source}: {result.events} events: {verdict}")
+    verdict = "ok" if result.ok else f"stopped at line {error.line} ({error.kind})"
+    lines.append(f"gapstate replay: {source}: {_count(result.events, 'event')}: {verdict}")
     return "\n".join(lines)
 
 

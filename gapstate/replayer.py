@@ -47,6 +47,9 @@ class Step(NamedTuple):
     event: str
     before: Config
     outcome: Outcome
+    line: int = 0  # the trace line of the event, as people count (the index counts from 0)
+    item: Event | None = None  # the event as read: its t, id and speech_start
+    horizon: int | None = None  # for evidence_turn: what speech had to follow for post_send
 
     @property
     def source(self) -> str:
@@ -202,17 +205,19 @@ def replay(
     error: ReplayError | None = None
     index = -1
     iterator = iter(events)
+    numbered = hasattr(events, "line")
     for index, item in enumerate(iterator):
         before = session.config
+        horizon = session.horizon() if item.event == "evidence_turn" else None
         outcome = feed(item)
+        line = events.line if numbered else index + 1  # type: ignore[attr-defined]
         if outcome.status is not _OK:
-            error = _refusal(index, item.event, getattr(events, "line", index + 1), before, outcome)
+            error = _refusal(index, item.event, line, before, outcome)
             break
         if record is not None:
-            record(make_step(Step, (index, item.event, before, outcome)))
+            record(make_step(Step, (index, item.event, before, outcome, line, item, horizon)))
         if outcome.broken:
             broken = "; ".join(f"{rid}: {_DESCRIPTIONS[rid]}" for rid in outcome.broken)
-            line = getattr(events, "line", index + 1)
             error = ReplayError(index, "rule", f"row at line {outcome.row.line} breaks {broken}", line)
             break
     total = index + 1 + sum(1 for _ in iterator)  # reading the rest validates it

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 import gapstate
 from gapstate.cli import main
 
-from .support import ROOT, SPEC_TEXT, replay, table, variant, write_trace
+from .support import ROOT, SPEC_TEXT, line_of, replay, table, variant, write_trace
 from .test_classify import control, report, silent, stall, turn, verdicts  # the report builders
 
 EXAMPLE = ROOT / "spec" / "classify-example.json"
@@ -588,3 +588,38 @@ def test_after_a_syntax_or_name_finding_the_summary_says_what_was_read_and_that_
         "the proof did not run: fix the findings above first)"
     )
     assert json.loads(run("check", str(path), "--format", "json").stdout)["stats"]["rows"] == rows
+
+
+# replay's transcript, for people ---------------------------------------------
+
+
+def test_replay_text_names_trace_lines_not_indexes_and_json_keeps_the_index(tmp_path):
+    path = write_trace(tmp_path, GOOD, "", '{"event": "loss_voiced", "t": 130, "id": "iv-1"}', '{"event": "send_ok", "t": 300}')
+    lines = replay(path).stdout.splitlines()
+    assert lines[0].startswith("line 1 ") and lines[1].startswith("line 3 ")
+    assert lines[2] == f"! {path}:4: invalid_event: send_ok cannot occur in OPEN (row at line {line_of(SPEC_TEXT, 'OPEN | send_ok')} marks it invalid)"
+    assert lines[-1] == f"gapstate replay: {path}: 3 events: stopped at line 4 (invalid_event)"
+    document = json.loads(replay(path, "--format", "json").stdout)
+    assert [step["index"] for step in document["steps"]] == [0, 1] and document["error"]["index"] == 2
+
+
+def test_replay_text_shows_the_fields_that_decide_a_guard(tmp_path):
+    path = write_trace(
+        tmp_path,
+        GOOD,
+        '{"event": "loss_voiced", "t": 130, "id": "iv-1"}',
+        '{"event": "floor_released", "t": 300}',
+        '{"event": "send_ok", "t": 420}',
+        '{"event": "evidence_turn", "t": 500, "speech_start": 400}',
+        '{"event": "evidence_turn", "t": 900, "speech_start": 650}',
+    )
+    lines = replay(path).stdout.splitlines()
+    assert "t=120" in lines[0] and "!dup (id iv-1 new)" in lines[0]
+    assert "dup (id iv-1 seen before)" in lines[1]
+    assert "!post_send (speech_start=400 <= 420)" in lines[4]
+    assert "post_send (speech_start=650 > 420)" in lines[5]
+
+
+def test_replay_says_one_event_not_one_events(tmp_path):
+    path = write_trace(tmp_path, '{"event": "busy_start"}')
+    assert replay(path).stdout.splitlines()[-1] == f"gapstate replay: {path}: 1 event: ok"
