@@ -79,7 +79,9 @@ def reports_errors(command: Callable[..., None]) -> Callable[..., None]:
         try:
             command(*args, **kwargs)
         except GapstateError as error:
-            raise UnusableInput(error, kwargs.get("fmt", "text")) from None
+            # Problems that carry their own line (a trace's malformed lines) are shown one by one.
+            located = tuple(p for p in error.problems if hasattr(p, "line")) or None
+            raise UnusableInput(error, kwargs.get("fmt", "text"), located) from None
 
     return run
 

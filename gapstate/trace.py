@@ -10,17 +10,18 @@ writes its traces with `proof.concretize` and reads none.
 
 from __future__ import annotations
 
-import re
+import itertools
+import json
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple, NoReturn
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
 from .errors import GapstateError
-from .semantics import EVENTS
+from .semantics import EVENTS, closest
 from .source import label, not_utf8, open_binary
 
 
@@ -42,53 +43,165 @@ class Event(msgspec.Struct, forbid_unknown_fields=True):
 _DECODE = msgspec.json.Decoder(Event).decode
 
 
-_BYTE = re.compile(r"\(byte (\d+)\)")
-_PATH = re.compile(r" - at `\$\.?(\w*)`")
+_FIELDS = ("event", "t", "id", "speech_start")
 _KNOWN = ", ".join(EVENTS)
 
-
-def _fail(source: str, line: int | None, message: str, column: int | None = None) -> GapstateError:
-    return GapstateError(message, file=source, line=line, column=column)
-
-
-def _explain(error: Exception) -> tuple[str, int | None]:
-    """msgspec's message in the trace's words, and a column when it gives a byte."""
-    text = str(error)
-    column = None
-    match = _BYTE.search(text)
-    if match:
-        column = int(match.group(1)) + 1
-        text = _BYTE.sub("", text).strip()
-    if isinstance(error, msgspec.DecodeError) and not isinstance(error, msgspec.ValidationError):
-        return f"not valid JSON: {text}", column
-    text = text.replace("Object missing required field `event`", "missing the 'event' field")
-    text = re.sub(r"Object contains unknown field `(\w+)`", r"unknown field '\1' (allowed: event, t, id, speech_start)", text)
-    text = text.replace("Expected `object`", "expected a JSON object")
-    text = _PATH.sub(lambda m: f" in field '{m.group(1)}'" if m.group(1) else "", text)
-    return text, column
+# A trace with more malformed lines than this is reported by its first ones
+# and a count of the rest, as a compiler stops listing errors.
+MAX_PROBLEMS = 20
 
 
-def _check(raw: Any, last: int, unset: Any) -> str | None:
+class LineProblem(NamedTuple):
+    """One malformed line: where, what is wrong in the trace's words, and the line as written."""
+
+    line: int
+    column: int | None
+    message: str
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "column": self.column, "message": self.message, "text": self.text}
+
+
+def _kind(value: Any) -> str:
+    """A JSON value's kind, as a person would name it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int):
+        return "a whole number"
+    if isinstance(value, float):
+        return "a number with a fraction"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+_JSON_WORDS = (
+    ("Extra data", "more than one JSON value on this line; a trace has one event object a line"),
+    ("Expecting property name enclosed in double quotes", "expected a field name in double quotes (JSON has no trailing commas)"),
+    ("Expecting ',' delimiter", "expected ',' between fields"),
+    ("Expecting ':' delimiter", "expected ':' after a field name"),
+    ("Unterminated string", "a string is not closed"),
+    ("Invalid control character", "a control character (such as a tab) inside a string"),
+    ("Invalid \\escape", "a backslash escape JSON does not know"),
+    ("Expecting value", "expected a JSON value"),
+)
+
+
+def _field_column(text: str, key: str) -> int | None:
+    at = text.find(f'"{key}"')
+    return at + 1 if at >= 0 else None
+
+
+def diagnose(text: str) -> tuple[str, int | None]:
+    """What is wrong with a line the decoder refused, in the trace's words (no decoder text), and a column."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        if text.rstrip().endswith(","):
+            try:
+                json.loads(text.rstrip()[:-1])
+            except json.JSONDecodeError:
+                pass
+            else:
+                return "a ',' after the event: JSON Lines puts nothing between lines", len(text.rstrip())
+        if error.msg.startswith("Extra data") and text.lstrip().startswith('"'):
+            return "a field on a line of its own, outside an event object", 1
+        words = next((said for known, said in _JSON_WORDS if error.msg.startswith(known)), error.msg.lower())
+        return f"not valid JSON: {words}", error.colno
+    except RecursionError:
+        return "not valid JSON: nested too deeply", 1
+    return _shape(value, text)
+
+
+def _shape(value: Any, text: str) -> tuple[str, int | None]:
+    """What is wrong with a parsed line's value (kinds, names, ranges)."""
+    if not isinstance(value, dict):
+        return f"expected an event object, found {_kind(value)}", 1
+    for key in value:
+        if key not in _FIELDS:
+            return f"unknown field '{key}' (allowed: {', '.join(_FIELDS)})", _field_column(text, key)
+    if "event" not in value:
+        return "missing the 'event' field", 1
+    if not isinstance(value["event"], str):
+        return f"'event' must be a string naming an event, not {_kind(value['event'])}", _field_column(text, "event")
+    for key in ("t", "speech_start"):
+        if key in value:
+            number = value[key]
+            if isinstance(number, bool) or not isinstance(number, int):
+                return f"'{key}' must be a whole number of milliseconds, not {_kind(number)}", _field_column(text, key)
+            if number < 0:
+                return f"'{key}' must not be negative ({number})", _field_column(text, key)
+            if number >= 2**63:
+                return f"'{key}' is too large ({number})", _field_column(text, key)
+    if "id" in value:
+        if not isinstance(value["id"], str):
+            return f"'id' must be a string (the interval id), not {_kind(value['id'])}", _field_column(text, "id")
+        if not value["id"]:
+            return "'id' must not be empty", _field_column(text, "id")
+    return "not a valid event", 1
+
+
+def _check(raw: Any, last: int, unset: Any, text: str) -> tuple[str, int | None] | None:
     """What is wrong with a decoded line, given the previous event's time; fills in `t`."""
     name = raw.event
     if name not in EVENTS:
-        return f"unknown event '{name}'; expected one of: {_KNOWN}"
+        close = closest(name, EVENTS)
+        hint = f"did you mean '{close}'?" if close else f"expected one of: {_KNOWN}"
+        return f"unknown event '{name}'; {hint}", _field_column(text, "event")
     t = raw.t
     if t is unset:
         raw.t = last
     elif t < last:
-        return f"'t' goes back in time: {t} after {last}"
+        return f"'t' goes back in time: {t} after {last}", _field_column(text, "t")
     if name == "loss_voiced" and raw.id is unset:
-        return "loss_voiced needs an 'id' (the interval id)"
+        return "loss_voiced needs an 'id' (the interval id)", 1
     if name == "evidence_turn" and raw.speech_start is unset:
-        return "evidence_turn needs a 'speech_start' (integer ms)"
+        return "evidence_turn needs a 'speech_start' (integer ms)", 1
     return None
+
+
+def _hint(problems: list[LineProblem]) -> str:
+    """The mistake behind the whole file, when its lines show one: an array, or pretty-printed JSON."""
+    first = problems[0].text.strip()
+    if first.startswith("["):
+        return "the file looks like a JSON array; a trace is JSON Lines, one event object a line (jq -c '.[]' FILE)"
+    if first in ("{", "}", "},") or first.startswith('"'):
+        return "the file looks like pretty-printed JSON; a trace has each event object on one line (jq -c . FILE)"
+    return ""
+
+
+def _unusable(source: str, problems: list[LineProblem], more: int) -> GapstateError:
+    """One error for every malformed line found: the first's place, a count and a hint in the message."""
+    first = problems[0]
+    count = len(problems) + more
+    hint = _hint(problems)
+    if count == 1:
+        message = first.message + (f"; {hint}" if hint else "")
+        return GapstateError(message, source, first.line, first.column, problems=tuple(problems))
+    message = f"{count} malformed lines, the first here" + (f"; {hint}" if hint else "")
+    if more:
+        message += f" (the first {len(problems)} are listed)"
+    return GapstateError(message, source, first.line, first.column, problems=tuple(problems))
+
+
+def _text(data: Any) -> str:
+    if isinstance(data, bytes):
+        return data.decode("utf-8", "replace").rstrip("\r\n")
+    try:
+        return json.dumps(data)
+    except (TypeError, ValueError):
+        return repr(data)
 
 
 class Events:
     """Checked events (`Event`), one at a time, with `line`: where the last one yielded stood.
 
-    A bad line raises GapstateError naming the source and line.
+    After the first malformed line nothing more is yielded, but the rest is
+    still read, so that GapstateError lists every malformed line (up to
+    MAX_PROBLEMS, then a count), each as a LineProblem quoting the line.
     """
 
     def __init__(self, source: str, lines: Iterable[Any], decode: Any):
@@ -101,25 +214,55 @@ class Events:
         source, decode, unset = self.source, self._decode, UNSET
         failure = msgspec.MsgspecError
         last = 0
-        for number, data in enumerate(self._lines, start=1):
+        lines = enumerate(self._lines, start=1)
+        for number, data in lines:
             if data is _BLANK:
                 continue
             try:
                 raw = decode(data)
-            except failure as error:
-                if isinstance(data, bytes):
-                    try:
-                        data.decode("utf-8")
-                    except UnicodeDecodeError as bad:
-                        raise not_utf8(data, bad, source, number) from None
-                message, column = _explain(error)
-                raise _fail(source, number, message, column) from None
-            problem = _check(raw, last, unset)
-            if problem is not None:
-                raise _fail(source, number, problem)
+            except failure:
+                self._problems(number, data, last, lines)
+            if _check(raw, last, unset, "") is not None:
+                self._problems(number, data, last, lines)
             last = raw.t
             self.line = number
             yield raw
+
+    def _problems(self, number: int, data: Any, last: int, lines: Iterator[tuple[int, Any]]) -> NoReturn:
+        """Read the rest of the lines, collecting what is wrong with each, then raise."""
+        unset, decode, failure = UNSET, self._decode, msgspec.MsgspecError
+        problems: list[LineProblem] = []
+        more = 0
+        for number, data in itertools.chain([(number, data)], lines):
+            if data is _BLANK:
+                continue
+            if isinstance(data, bytes):
+                try:
+                    data.decode("utf-8")
+                except UnicodeDecodeError as bad:
+                    error = not_utf8(data, bad, self.source, number)
+                    found: tuple[str, int | None] | None = (error.message, error.column)
+                    data = data.decode("utf-8", "replace")
+                else:
+                    found = None
+            else:
+                found = None
+            if found is None:
+                try:
+                    raw = decode(data)
+                except failure:
+                    text = _text(data)
+                    found = diagnose(text) if isinstance(data, (bytes, str)) else _shape(data, text)
+                else:
+                    found = _check(raw, last, unset, _text(data))
+                    if found is None:
+                        last = raw.t
+                        continue
+            if len(problems) < MAX_PROBLEMS:
+                problems.append(LineProblem(number, found[1], found[0], _text(data)))
+            else:
+                more += 1
+        raise _unusable(self.source, problems, more)
 
 
 _BLANK = object()

@@ -16,21 +16,21 @@ GOOD = '{"event": "loss_voiced", "t": 120, "id": "iv-1"}'
 
 MALFORMED = [
     ("{not json", "not valid JSON"),
-    ("[1, 2]", "expected a JSON object"),
-    ('"loss_voiced"', "expected a JSON object"),
+    ("[1, 2]", "expected an event object, found an array"),
+    ('"loss_voiced"', "expected an event object, found a string"),
     ('{"t": 5}', "missing the 'event' field"),
     ('{"event": "loss_loud"}', "unknown event 'loss_loud'"),
-    ('{"event": 7}', "Expected `str`, got `int` in field 'event'"),
+    ('{"event": 7}', "'event' must be a string naming an event, not a whole number"),
     ('{"event": "loss_voiced", "t": 500}', "loss_voiced needs an 'id'"),
-    ('{"event": "loss_voiced", "id": ""}', "in field 'id'"),
+    ('{"event": "loss_voiced", "id": ""}', "'id' must not be empty"),
     ('{"event": "evidence_turn", "t": 500}', "evidence_turn needs a 'speech_start'"),
     ('{"event": "busy_start", "colour": "red"}', "unknown field 'colour'"),
-    ('{"event": "busy_start", "t": "5"}', "in field 't'"),
-    ('{"event": "busy_start", "t": 5.5}', "in field 't'"),
-    ('{"event": "busy_start", "t": true}', "in field 't'"),
-    ('{"event": "busy_start", "t": null}', "in field 't'"),
-    ('{"event": "busy_start", "t": -1}', "in field 't'"),
-    ('{"event": "evidence_turn", "speech_start": "x"}', "in field 'speech_start'"),
+    ('{"event": "busy_start", "t": "5"}', "'t' must be a whole number of milliseconds, not a string"),
+    ('{"event": "busy_start", "t": 5.5}', "'t' must be a whole number of milliseconds, not a number with a fraction"),
+    ('{"event": "busy_start", "t": true}', "'t' must be a whole number of milliseconds, not true/false"),
+    ('{"event": "busy_start", "t": null}', "'t' must be a whole number of milliseconds, not null"),
+    ('{"event": "busy_start", "t": -1}', "'t' must not be negative (-1)"),
+    ('{"event": "evidence_turn", "speech_start": "x"}', "'speech_start' must be a whole number of milliseconds, not a string"),
 ]
 
 
@@ -49,7 +49,7 @@ def test_a_time_going_back_is_malformed(tmp_path):
     path = write_trace(tmp_path, GOOD, '{"event": "floor_released", "t": 100}')
     result = replay(path)
     assert result.exit_code == 2
-    assert f"{path}:2: 't' goes back in time: 100 after 120" in result.stderr
+    assert f"{path}:2:29: 't' goes back in time: 100 after 120" in result.stderr
 
 
 def test_a_json_syntax_error_gives_its_column(tmp_path):
@@ -100,3 +100,67 @@ def test_the_api_checks_dicts_the_same_way():
     with pytest.raises(gapstate.GapstateError) as caught:
         gapstate.replay(gapstate.load_spec(), [{"event": "busy_start"}, {"event": "busy_start", "extra": 1}])
     assert caught.value.line == 2 and "unknown field 'extra'" in caught.value.message
+
+
+# errors in the trace's words ----------------------------------------------------
+
+RAW_DECODER_WORDS = ("Expected `", "got `", "Input data was truncated", "JSON is malformed", "$.", "msgspec")
+
+
+@pytest.mark.parametrize("bad, words", MALFORMED + [('{"event": "busy_start"', "not valid JSON"), ('{"event": "busy_start"} {"event": "busy_end"}', "more than one JSON value")], ids=lambda x: str(x)[:30])
+def test_no_message_shows_the_decoder_s_own_words(tmp_path, bad, words):
+    result = replay(write_trace(tmp_path, bad))
+    assert result.exit_code == 2 and words in result.stderr
+    assert not [w for w in RAW_DECODER_WORDS if w in result.stderr], result.stderr
+
+
+def test_the_offending_line_is_quoted_with_a_caret_under_the_column(tmp_path):
+    path = write_trace(tmp_path, GOOD, '{"event": "busy_start", "t": "5"}')
+    lines = replay(path).stderr.splitlines()
+    assert lines[0] == f"gapstate: error: {path}:2:25: 't' must be a whole number of milliseconds, not a string"
+    assert lines[1:] == ['  2 | {"event": "busy_start", "t": "5"}', "    |                         ^"]
+
+
+@pytest.mark.parametrize("text, hint", [
+    ('[{"event": "busy_start"}, {"event": "busy_end"}]\n', "jq -c '.[]'"),
+    ('[\n  {"event": "busy_start"},\n  {"event": "busy_end"}\n]\n', "jq -c '.[]'"),
+    ('{\n  "event": "busy_start",\n  "t": 5\n}\n', "pretty-printed JSON"),
+])
+def test_an_array_or_a_pretty_printed_file_gets_a_hint(tmp_path, text, hint):
+    path = tmp_path / "trace.json"
+    path.write_text(text, encoding="utf-8")
+    result = replay(path)
+    assert result.exit_code == 2
+    assert hint in result.stderr.splitlines()[0]
+
+
+def test_every_malformed_line_is_reported_not_just_the_first(tmp_path):
+    path = write_trace(tmp_path, GOOD, '{"event": "busy_start", "t": "5"}', GOOD, '{"event": "nope"}', "[1]")
+    result = replay(path, "--format", "json")
+    assert result.exit_code == 2
+    error = json.loads(result.stdout)["error"]
+    assert (error["line"], error["message"]) == (2, "3 malformed lines, the first here")
+    assert [(p["line"], p["text"]) for p in error["problems"]] == [(2, '{"event": "busy_start", "t": "5"}'), (4, '{"event": "nope"}'), (5, "[1]")]
+    assert "did you mean" not in error["problems"][1]["message"] and "expected one of" in error["problems"][1]["message"]
+    text = replay(path).stderr
+    assert f"{path}:4:2: unknown event 'nope'" in text and f"{path}:5:1: expected an event object, found an array" in text
+
+
+def test_past_the_limit_malformed_lines_are_counted(tmp_path):
+    from gapstate.trace import MAX_PROBLEMS
+
+    path = write_trace(tmp_path, *(["[1]"] * (MAX_PROBLEMS + 5)))
+    error = json.loads(replay(path, "--format", "json").stdout)["error"]
+    assert len(error["problems"]) == MAX_PROBLEMS
+    assert error["message"].startswith(f"{MAX_PROBLEMS + 5} malformed lines")
+
+
+def test_an_unknown_event_suggests_the_closest(tmp_path):
+    result = replay(write_trace(tmp_path, '{"event": "busy_strat"}'))
+    assert "unknown event 'busy_strat'; did you mean 'busy_start'?" in result.stderr
+
+
+def test_the_python_api_gets_every_problem_too():
+    with pytest.raises(gapstate.GapstateError) as caught:
+        gapstate.replay(None, [{"event": "busy_start"}, {"event": 3}, {"event": "busy_end", "t": -2}])
+    assert [p.line for p in caught.value.problems] == [2, 3]
