@@ -47,6 +47,10 @@ KNOWN_MISTAKES: dict[str, list[str]] = {
         "CLEAR | busy_end | busy !dup | = | noop",
         "CLEAR | busy_end | -,busy | = | noop",
     ],
+    "a ',' must be followed by another name": [
+        "CLEAR | busy_end | - | = | noop,",
+        "CLEAR | busy_end | busy, | = | noop",
+    ],
     "'@cap' takes a counter name and a whole number": [
         "@cap session_requests",
         "@cap session_requests three",
@@ -58,6 +62,12 @@ KNOWN_MISTAKES: dict[str, list[str]] = {
     ],
 }
 
+# A directive's own label, for a line the lexer stops in (`@cap x 3.5`).
+_DIRECTIVES = {
+    "@cap": "'@cap' takes a counter name and a whole number",
+    "@unreachable": "'@unreachable' takes state | event | guards",
+}
+
 _WORDS = {
     "NAME": "a name",
     "INT": "a whole number",
@@ -66,6 +76,7 @@ _WORDS = {
     "_UNREACHABLE": "'@unreachable'",
     "ANY_STATE": "'*'",
     "$END": "the end of the line",
+    "<END-OF-FILE>": "the end of the line",
 }
 
 
@@ -85,9 +96,18 @@ def _lark() -> Lark:
     )
 
 
-def _fenced(lines: list[str]) -> list[tuple[int, list[str]]]:
-    """Every fenced block: (its first content line number, 1-based; its content lines)."""
-    blocks: list[tuple[int, list[str]]] = []
+class Fenced(NamedTuple):
+    """A fenced block: its first content line (1-based), its content lines, its fence, and whether it closes."""
+
+    start: int
+    content: list[str]
+    fence: str
+    closed: bool
+
+
+def _fenced(lines: list[str]) -> list[Fenced]:
+    """Every fenced block, as CommonMark finds them: an unclosed one runs to the end."""
+    blocks: list[Fenced] = []
     i = 0
     while i < len(lines):
         match = _OPEN_FENCE.match(lines[i])
@@ -100,7 +120,7 @@ def _fenced(lines: list[str]) -> list[tuple[int, list[str]]]:
         j = start
         while j < len(lines) and not closing.match(lines[j]):
             j += 1
-        blocks.append((start + 1, lines[start:j]))
+        blocks.append(Fenced(start + 1, lines[start:j], fence, j < len(lines)))
         i = j + 1
     return blocks
 
@@ -134,7 +154,7 @@ def find_blocks(lines: list[str], near: bool = False) -> list[tuple[int, int, li
     for each such block, 1-based.
     """
     found = []
-    for start, content in _fenced(lines):
+    for start, content, _, _ in _fenced(lines):
         first = next((k for k, text in enumerate(content) if text.strip()), None)
         if first is None:
             continue
@@ -146,7 +166,7 @@ def find_blocks(lines: list[str], near: bool = False) -> list[tuple[int, int, li
 
 def _misplaced_header(lines: list[str]) -> tuple[int, int] | None:
     """(block start, header line) of a fenced block that holds the header below its first line."""
-    for start, content in _fenced(lines):
+    for start, content, _, _ in _fenced(lines):
         for offset, text in enumerate(content):
             if text.strip().replace(" ", "") == HEADER.replace(" ", ""):
                 return start - 1, start + offset
@@ -174,10 +194,11 @@ def parse_text(text: str) -> Parsed:
             tuple(ParseError(header_line, 1, ParseProblem.SECOND_TABLE, other=first) for _, header_line, _ in blocks[1:]),
         )
     start, header_line, content = blocks[0]
-    return _parse_block(start, header_line, content)
+    block = next(b for b in _fenced(lines) if b.start == start)
+    return _parse_block(start, header_line, content, block)
 
 
-def _parse_block(start: int, header_line: int, content: list[str]) -> Parsed:
+def _parse_block(start: int, header_line: int, content: list[str], block: Fenced) -> Parsed:
     parser = _lark()
     reader = _LineReader()
     findings: list[Finding] = []
@@ -192,10 +213,32 @@ def _parse_block(start: int, header_line: int, content: list[str]) -> Parsed:
             if not _is_header(text):
                 findings.append(_header_finding(text, number))
             continue
-        try:
-            tree = parser.parse(text)
-        except UnexpectedInput as error:
-            findings.append(_syntax_finding(parser, error, text, number))
+        fence = _OPEN_FENCE.match(text)
+        if fence is not None:
+            # A fence that does not close this block (another character, or
+            # shorter): everything after it would be read as table lines.
+            detail = (
+                f"this fence does not close the block opened with {block.fence} at line {start - 1}; "
+                f"close it with {block.fence} (the same character, at least as many)"
+            )
+            findings.append(ParseError(number, len(text) - len(text.lstrip()) + 1, ParseProblem.SYNTAX, detail=detail))
+            break
+        problem = _line_problem(text)
+        if problem is None:
+            try:
+                tree = parser.parse(text)
+            except UnexpectedInput as error:
+                problem = _syntax_problem(parser, error, text)
+        if problem is not None:
+            column, detail = problem
+            if not block.closed:
+                detail = (
+                    f"the block opened with {block.fence} at line {start - 1} is never closed, so the text "
+                    f"from here on is read as table lines; close the block with {block.fence}"
+                )
+                findings.append(ParseError(number, len(text) - len(text.lstrip()) + 1, ParseProblem.SYNTAX, detail=detail))
+                break
+            findings.append(ParseError(number, column, ParseProblem.SYNTAX, detail=detail))
             continue
         reader.number = number
         item = reader.transform(tree)
@@ -295,6 +338,28 @@ class _LineReader(Transformer):
         return tuple(children)
 
 
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _line_problem(text: str) -> tuple[int, str] | None:
+    """(column, message) for mistakes the grammar would only call unexpected, said in the table's terms."""
+    stripped = text.strip()
+    if stripped.startswith("#"):
+        return None  # a comment line: anything goes
+    odd = _NOT_ASCII.search(text)
+    if odd is not None:
+        return odd.start() + 1, f"names are ASCII letters, digits and '_'; '{odd.group()}' is not one of them"
+    if stripped.startswith("|") or (stripped.endswith("|") and stripped.count("|") >= 5):
+        cells = [cell.strip() for cell in stripped.strip("|").split("|")]
+        bare = " | ".join(cells)
+        column = text.index("|") + 1 if stripped.startswith("|") else len(text.rstrip())
+        return column, f"write rows without the outer '|' of a markdown table: `{bare}`"
+    hash_at = text.find("#")
+    if hash_at > 0:
+        return hash_at + 1, "a comment goes on a line of its own, starting with '#', not after a row or directive"
+    return None
+
+
 def _header_finding(text: str, line: int) -> ParseError:
     """What is wrong with a line meant as the header, column by column, in the header's words."""
     start = text.index("#") + 1
@@ -348,7 +413,8 @@ def _label(parser: Lark, error: UnexpectedInput) -> str | None:
     return None
 
 
-def _syntax_finding(parser: Lark, error: UnexpectedInput, text: str, line: int) -> ParseError:
+def _syntax_problem(parser: Lark, error: UnexpectedInput, text: str) -> tuple[int, str]:
+    """(column, message) for a line the grammar refused: the known mistake it is, and what was expected."""
     if isinstance(error, UnexpectedToken):
         expected = sorted(error.expected)
         found = (
@@ -365,9 +431,11 @@ def _syntax_finding(parser: Lark, error: UnexpectedInput, text: str, line: int) 
         expected, found, column = [], "the end of the line", len(text.rstrip()) + 1
     words = sorted({_describe(parser, t) for t in expected if not t.startswith("WS")})
     detail = f"expected {' or '.join(words)}, found {found}" if words else f"unexpected {found}"
-    label = _label(parser, error)
+    label = _label(parser, error) or next(
+        (label for keyword, label in _DIRECTIVES.items() if text.lstrip().startswith(keyword)), None
+    )
     message = f"{label}: {detail}" if label else detail
-    return ParseError(line, column, ParseProblem.SYNTAX, detail=message)
+    return column, message
 
 
 def parse_address(text: str) -> tuple[str, str, tuple[Literal, ...]]:
@@ -383,9 +451,9 @@ def parse_address(text: str) -> tuple[str, str, tuple[Literal, ...]]:
     try:
         tree = parser.parse(prefix + text, start="line")
     except UnexpectedInput as error:
-        found = _syntax_finding(parser, error, prefix + text, 1)
-        message = found.message.replace("'@unreachable' takes", "a row's address is")
-        raise GapstateError(message, column=max(1, found.column - len(prefix))) from None
+        column, message = _syntax_problem(parser, error, prefix + text)
+        message = message.replace("'@unreachable' takes", "a row's address is")
+        raise GapstateError(message, column=max(1, column - len(prefix))) from None
     item = _LineReader().transform(tree)
     if not isinstance(item, Allowance):
         raise GapstateError("a row's address is state | event | guards", column=1)

@@ -47,6 +47,7 @@ class CheckResult:
     findings: tuple[Finding, ...]
     proved: bool = True  # False when syntax or name findings stopped the proof
     read: tuple[int, int, int] = (0, 0, 0)  # the rows, caps and allowances that parsed
+    lines: tuple[str, ...] = ()  # the spec's lines, for showing each finding where it stands
 
     @property
     def ok(self) -> bool:
@@ -137,7 +138,7 @@ def check(spec: Spec) -> CheckResult:
         findings.extend(diagram_findings(spec.text, table))
     findings.sort(key=lambda f: f.sort_key)
     read = (len(table.rows), len(table.caps), len(table.allowances)) if table else (0, 0, 0)
-    return CheckResult(spec.path, stats, tuple(findings), spec.steppable, read)
+    return CheckResult(spec.path, stats, tuple(findings), spec.steppable, read, tuple(spec.text.splitlines()))
 
 
 def coverage(table: Table) -> list[Finding]:

@@ -94,6 +94,8 @@ def check_text(result: Any, bundled: bool = False) -> str:
     lines: list[str] = []
     for finding in result.findings:
         lines.append(f"{result.spec}:{finding.line}:{finding.column}: {finding.kind}: {finding.message}")
+        if 1 <= finding.line <= len(result.lines):
+            lines.extend(quote(finding.line, result.lines[finding.line - 1], finding.column))
         for event in trace_lines(getattr(finding, "trace", ())):
             lines.append(f"    {event}")
     s = result.stats

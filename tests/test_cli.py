@@ -62,8 +62,9 @@ def test_check_reports_findings_as_path_line_column_kind(broken_spec):
 def test_a_trace_printed_by_check_pastes_into_replay(broken_spec, tmp_path):
     text = run("check", "--spec", str(broken_spec)).stdout.splitlines()
     start = next(i for i, line in enumerate(text) if "send-while-busy" in line)
+    assert text[start + 1].startswith("  ") and " | " in text[start + 1]  # the row, quoted, then a caret
     trace = []
-    for line in text[start + 1 :]:
+    for line in text[start + 3 :]:
         if not line.startswith("    "):
             break
         trace.append(line.strip())

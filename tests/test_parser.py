@@ -132,3 +132,54 @@ def test_a_near_miss_beside_a_real_table_is_prose():
     text = SPEC_TEXT + "\n```\n# state | event | guard | next | actions\nOPEN | busy_end | - | = | noop\n```\n"
     parsed = parse_text(text)
     assert parsed.findings == ()
+
+
+# messages in the user's words ---------------------------------------------------
+
+PARSER_WORDS = ("<END-OF-FILE>", "$END", "found 'prose'", "Token(", "NAME", "ANY_STATE")
+
+
+@pytest.mark.parametrize("line, column, words", [
+    ("@cap session_requests 3  # three", 26, "a comment goes on a line of its own"),
+    ("CLEAR | busy_end | - | = | noop  # why", 34, "a comment goes on a line of its own"),
+    ("CLEAR | busy_end | - | =", 25, "a row has five columns"),
+    ("| CLEAR | busy_end | - | = | noop |", 1, "write rows without the outer '|' of a markdown table: `CLEAR | busy_end | - | = | noop`"),
+    ("CLEAR | busy_end | - | = | noop |", 33, "write rows without the outer '|'"),
+    ("OPÉN | busy_end | - | = | noop", 3, "names are ASCII letters, digits and '_'; 'É' is not one of them"),
+    ("@cap session_requests 3.5", 24, "'@cap' takes a counter name and a whole number"),
+    ("CLEAR | busy_end | - | = | noop,", 33, "a ',' must be followed by another name"),
+])
+def test_a_bad_line_is_described_in_the_table_s_terms(line, column, words):
+    [finding] = parse_text(table(line)).findings
+    assert finding.column == column
+    assert words in finding.message
+    assert not [w for w in PARSER_WORDS if w in finding.message]
+
+
+def test_an_unclosed_fence_with_prose_after_the_table_says_so_once():
+    text = "Prose.\n\n```\n# state | event | guards | next | actions\n* | busy_start | - | = | noop\n\nMore prose, and more.\nAnd more.\n"
+    [finding] = parse_text(text).findings
+    assert (finding.line, finding.column) == (7, 1)
+    assert finding.message == (
+        "the block opened with ``` at line 3 is never closed, so the text from here on is read as table lines; "
+        "close the block with ```"
+    )
+
+
+def test_a_tilde_block_closed_by_a_backtick_fence_says_which_fence_closes_it():
+    text = "Prose.\n\n~~~\n# state | event | guards | next | actions\n* | busy_start | - | = | noop\n```\n\nMore prose.\n"
+    [finding] = parse_text(text).findings
+    assert (finding.line, finding.column) == (6, 1)
+    assert finding.message.startswith("this fence does not close the block opened with ~~~ at line 3; close it with ~~~")
+
+
+def test_check_text_shows_the_line_with_a_caret_under_the_column(tmp_path):
+    from click.testing import CliRunner
+
+    from gapstate.cli import main
+
+    path = tmp_path / "spec.md"
+    path.write_text(table("@cap session_requests 3  # three"), encoding="utf-8")
+    lines = CliRunner().invoke(main, ["check", str(path)]).stdout.splitlines()
+    assert lines[0].startswith(f"{path}:7:26: parse_error: a comment goes on a line of its own")
+    assert lines[1:3] == ["  7 | @cap session_requests 3  # three", "    |                          ^"]
