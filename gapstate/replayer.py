@@ -205,19 +205,22 @@ def replay(
     error: ReplayError | None = None
     index = -1
     iterator = iter(events)
-    numbered = hasattr(events, "line")
+    numbered = hasattr(events, "line")  # a trace file's events say their line; a list's line is its position + 1
+    horizon = None
     for index, item in enumerate(iterator):
         before = session.config
-        horizon = session.horizon() if item.event == "evidence_turn" else None
+        if record is not None:  # what the transcript shows post_send was decided against
+            horizon = session.horizon() if item.event == "evidence_turn" else None
         outcome = feed(item)
-        line = events.line if numbered else index + 1  # type: ignore[attr-defined]
         if outcome.status is not _OK:
-            error = _refusal(index, item.event, line, before, outcome)
+            error = _refusal(index, item.event, events.line if numbered else index + 1, before, outcome)  # type: ignore[attr-defined]
             break
         if record is not None:
+            line = events.line if numbered else index + 1  # type: ignore[attr-defined]
             record(make_step(Step, (index, item.event, before, outcome, line, item, horizon)))
         if outcome.broken:
             broken = "; ".join(f"{rid}: {_DESCRIPTIONS[rid]}" for rid in outcome.broken)
+            line = events.line if numbered else index + 1  # type: ignore[attr-defined]
             error = ReplayError(index, "rule", f"row at line {outcome.row.line} breaks {broken}", line)
             break
     total = index + 1 + sum(1 for _ in iterator)  # reading the rest validates it
