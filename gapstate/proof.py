@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations, product
 from typing import Any, NamedTuple
 
@@ -99,8 +100,11 @@ class Exploration(NamedTuple):
     def clean_graph(self) -> nx.DiGraph:
         return nx.subgraph_view(self.graph, filter_edge=lambda u, v: self.graph.edges[u, v]["clean"])
 
-    def trace_to(self, config: Config, last: tuple[str, bool], clean: bool = True) -> list[dict[str, Any]]:
-        """The shortest replayable trace reaching `config` (along clean steps if asked), then `last`."""
+    def steps_to(self, config: Config, clean: bool = True) -> list[tuple[str, bool]]:
+        """The (event, choice) steps of a shortest way from the initial configuration to `config`.
+
+        Along clean steps if asked; raises networkx.NetworkXNoPath when there is no such way.
+        """
         graph = self.clean_graph() if clean else self.graph
         path = nx.shortest_path(graph, self.initial, config)
         steps = []
@@ -108,8 +112,11 @@ class Exploration(NamedTuple):
             moves: list[Move] = self.graph.edges[u, v]["steps"]
             move = next((m for m in moves if m.clean), moves[0]) if clean else moves[0]
             steps.append((move.event, move.choice))
-        steps.append(last)
-        return concretize(steps)
+        return steps
+
+    def trace_to(self, config: Config, last: tuple[str, bool], clean: bool = True) -> list[dict[str, Any]]:
+        """The shortest replayable trace reaching `config` (along clean steps if asked), then `last`."""
+        return concretize(self.steps_to(config, clean) + [last])
 
 
 def check(spec: Spec) -> CheckResult:
@@ -453,3 +460,83 @@ def distances_to_firing(exploration: Exploration, ways: list[Firing]) -> dict[Co
     backwards = exploration.clean_graph().reverse(copy=False)
     lengths = nx.multi_source_dijkstra_path_length(backwards, sources)
     return {config: steps + 1 for config, steps in lengths.items()}
+
+
+# Walking towards rows ----------------------------------------------------------
+#
+# What guided generation (the strategies, `gapstate fuzz`) needs besides the
+# firings above: where the environment can send an event no row matches, and
+# how many events every configuration is from firing each row or falling
+# into each hole, along any steps (a walk that breaks a rule on the way has
+# found something too). Plain dicts keyed by Config, so a caller walks them
+# without networkx.
+
+Hole = tuple[str, str]  # (state, event): the environment may send it there and no row matches
+
+
+def holes(machine: Machine, exploration: Exploration) -> dict[Hole, list[Firing]]:
+    """Every reachable step that no row matches, by (state, event).
+
+    The environment may send any event the table does not mark `invalid`;
+    on a table that is not total some of those match no row at all. Such a
+    step breaks no rule (it is refused), so each Firing is clean.
+    """
+    out: dict[Hole, list[Firing]] = {}
+    for config in exploration.graph.nodes:
+        if config.ended or not machine.within_caps(config):
+            continue  # never expanded: nothing is sent from there
+        for event in EVENTS:
+            for choice in machine.choices(config, event):
+                if machine.step(config, event, choice).status is Status.UNMATCHED:
+                    out.setdefault((config.state, event), []).append(Firing(config, event, choice, True))
+    return out
+
+
+def distances_to(graph: nx.DiGraph, sources: Iterable[Config]) -> dict[Config, int]:
+    """How many steps each configuration of `graph` is from the nearest of `sources` (0 at them).
+
+    A configuration that cannot reach any of them is absent.
+    """
+    return dict(nx.multi_source_dijkstra_path_length(graph.reverse(copy=False), set(sources), weight=None))
+
+
+@dataclass(frozen=True)
+class Roadmap:
+    """The configuration graph as a walker needs it, computed once per machine.
+
+    A target is a row's line (int) or a `Hole`. `hits[target]` holds the
+    steps that hit it; `distance[target][config]` is how many events a walk
+    from `config` needs to hit it, the hitting event included (1: the next
+    event can), absent when it cannot; `depth[config]` how many events it
+    takes to reach `config` along steps that break no rule.
+    """
+
+    exploration: Exploration
+    rows: tuple[int, ...]  # lines of the rows that fire on a reachable configuration
+    holes: tuple[Hole, ...]
+    hits: dict[Any, list[Firing]]
+    distance: dict[Any, dict[Config, int]]
+    depth: dict[Config, int]
+
+    @property
+    def initial(self) -> Config:
+        return self.exploration.initial
+
+    @property
+    def targets(self) -> tuple[Any, ...]:
+        return self.rows + self.holes
+
+
+@lru_cache(maxsize=8)
+def roadmap(machine: Machine) -> Roadmap:
+    """The machine's Roadmap: the table explored once (about 50 ms for the bundled one)."""
+    exploration = explore(machine)
+    fired = exploration.fired  # `firings` also lists the refusals of `invalid` rows, which fire nothing
+    hits: dict[Any, list[Firing]] = {line: ways for line, ways in sorted(firings(machine, exploration).items()) if line in fired}
+    gaps = holes(machine, exploration)
+    hits.update(sorted(gaps.items()))
+    distance = {}
+    for target, ways in hits.items():
+        before = distances_to(exploration.graph, {way.config for way in ways})
+        distance[target] = {config: n + 1 for config, n in before.items()}
+    return Roadmap(exploration, tuple(sorted(fired)), tuple(sorted(gaps)), hits, distance, distances_from_initial(exploration))

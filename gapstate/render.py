@@ -242,20 +242,35 @@ def _count(n: int, noun: str) -> str:
 # fuzz ----------------------------------------------------------------------
 
 
-def fuzz_text(result: Any) -> str:
-    """The verdict, the shrunk trace as paste-ready JSON Lines, and the row coverage."""
-    lines = [f"gapstate fuzz: {result.spec}: seed {result.seed}: {result.examples} traces, {result.events} events"]
+def fuzz_text(result: Any, saved: str | None = None, with_trace: bool = True) -> str:
+    """The run, the failure and its shrunk trace as paste-ready JSON Lines, the row coverage, the verdict."""
+    seeds = result.seeds
+    named = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]} to {seeds[-1]} ({len(seeds)} workers)"
+    lines = [f"gapstate fuzz: {result.spec}: {named}: {result.examples} traces, {result.events} events"]
     found = result.counterexample
-    if found is None:
-        lines.append("no rule broken")
-    else:
+    if found is not None:
         lines.append(f"{found.kind} at event {found.index}: {found.message}")
-        lines.append(f"shrunk trace ({len(found.trace)} events), for `gapstate replay`:")
-        lines.extend(trace_lines(found.trace))
+        if len(seeds) > 1:
+            lines.append(f"found by seed {found.seed} after {found.after} traces: re-run it alone with --seed {found.seed}")
+        if with_trace:
+            lines.append(f"shrunk trace ({len(found.trace)} events), for `gapstate replay`:")
+            lines.extend(trace_lines(found.trace))
+        else:
+            lines.append(f"shrunk trace: {len(found.trace)} events, on stdout")
+        if saved is not None:
+            lines.append(f"saved the shrunk trace to {saved}")
     reachable, missed = len(result.reachable), result.missed
-    lines.append(f"coverage: the traces fired {reachable - len(missed)} of {reachable} reachable rows")
+    coverage = f"coverage: the traces fired {reachable - len(missed)} of {reachable} reachable rows"
+    if not missed and result.complete_after is not None:
+        coverage += f" (all of them within {result.complete_after} traces)"
+    lines.append(coverage)
     if missed:
         lines.append("never fired: rows at lines " + ", ".join(str(line) for line in missed))
+    if found is None:
+        if result.gate_failed:
+            lines.append(f"no rule broken, but the coverage gate failed: {len(missed)} reachable row{'s' if len(missed) != 1 else ''} never fired")
+        else:
+            lines.append("no rule broken")
     return "\n".join(lines)
 
 

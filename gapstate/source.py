@@ -80,9 +80,12 @@ def write_atomically(path: str | Path, data: bytes) -> None:
             out.flush()
             os.fsync(out.fileno())
         try:
-            os.chmod(temporary, os.stat(target).st_mode & 0o7777)
-        except FileNotFoundError:
-            pass
+            mode = os.stat(target).st_mode & 0o7777
+        except FileNotFoundError:  # a new file: as open() would make it, not mkstemp's 0600
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(temporary, mode)
         os.replace(temporary, target)
     except OSError as error:
         os.unlink(temporary) if os.path.exists(temporary) else None

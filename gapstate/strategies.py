@@ -17,10 +17,14 @@ path, markdown text, or None for the bundled spec.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
+from hypothesis import event
 from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
 
+from .guide import Guide, guide_for
 from .machine import Status
 from .replayer import Session, machine_for
 from .semantics import EVENTS
@@ -29,10 +33,27 @@ from .trace import Event
 
 __all__ = ["any_traces", "events", "traces"]
 
+_BOOL = st.booleans()
+
+
+@lru_cache(maxsize=4096)
+def _upto(high: int) -> st.SearchStrategy[int]:
+    """integers(0, high), built once per bound: building a strategy per draw costs more than the draw."""
+    return st.integers(0, high)
+
+
 _IDS = tuple(f"iv-{n}" for n in range(1, 7))
 _GAPS = (0, 0, 1, 5, 40, 250, 1000)  # ms between events: equal times are common
 _GAP = st.integers(0, len(_GAPS) - 1)
-_MORE = st.integers(0, 255)  # 0 stops the trace: long traces, and stopping is what shrinks
+_MORE = st.integers(0, 255)  # 0 twice stops the trace: long traces, and stopping is what shrinks
+# Each event heads for the walk's target, or draws a new target first
+# (_RETARGET, rarely while generating, and where shrinking leads: an event
+# that names its own target stays what it was when earlier events go), or
+# wanders (_WANDER and up, one in four).
+_RETARGET, _WANDER = 0, 48
+_MODES = st.integers(0, 63)
+_END = 15
+_ENDS = st.integers(0, _END)  # about one target in sixteen is the end of the session
 
 
 def _event_names(spec: Spec) -> tuple[str, ...]:
@@ -83,98 +104,217 @@ def _choice(session: Session, name: str, way: str | None) -> bool | None:
     return way == _AFTER
 
 
-def _pick(draw: st.DrawFn, tiers: tuple[list[int], ...], count: int) -> int:
-    """A move, as its index in the fixed list of moves.
+class _Walk:
+    """A trace being drawn: the session so far, the target it heads for, the targets it has hit."""
 
-    Two thirds of the time the move must change the configuration, and half
-    of those the state too, so that traces get deep enough to spend the caps
-    instead of drowning in notes. The move is named by its fixed position
-    (the first accepted move at or after a drawn index), not by its place
-    among the moves accepted now: deleting an earlier event then leaves the
-    later ones what they were, which is what lets a failure shrink to a
-    short trace. Both draws shrink towards "any move, the first one".
+    __slots__ = ("session", "guide", "pool", "kinds", "endings", "target", "hit", "stopped", "t", "fed")
+
+    def __init__(self, session: Session, guide: Guide, pool: tuple[Any, ...]):
+        self.session = session
+        self.guide = guide
+        self.pool = pool  # the targets this walk heads for, in table order
+        # The pool split: targets that do not end the session, and those that
+        # do. Each target holds as many positions as events it takes to hit
+        # from the start: the rows deep in the table, behind the caps, are
+        # the ones random walks miss, so they are drawn more often.
+        weighted = [t for t in pool for _ in range(guide.distance(guide.roadmap.initial, t) or 1)]
+        self.kinds = (tuple(t for t in weighted if not guide.ends(t)), tuple(t for t in weighted if guide.ends(t)))
+        self.endings = tuple(t for t in guide.targets if guide.ends(t))
+        self.target: Any = None
+        self.hit: set[Any] = set()
+        self.stopped = False  # the last event fell into a hole of the table: nothing follows
+        self.t = 0  # the time of the last event
+        self.fed = 0  # events so far
+
+    def feed(self, item: dict[str, Any], t: int) -> dict[str, Any]:
+        """Replay the drawn event (its time filled in) and note the target it hit."""
+        session = self.session
+        state = session.config.state
+        self.fed += 1
+        outcome = session.feed(Event(**{**item, "t": t}))
+        if outcome.status is Status.OK:
+            self.hit.add(outcome.row.line)
+        else:  # a hole in the table: no configuration follows
+            self.hit.add((state, item["event"]))
+            self.stopped = True
+        return item
+
+    def choose(self, draw: st.DrawFn, unhit: bool) -> Any:
+        """A target drawn by its fixed position in the pool; None if the walk can hit nothing more.
+
+        The first target at or after a drawn position that this session can
+        still hit and (unless the walk is told to retarget) has not hit yet:
+        GraphWalker's next unvisited edge. About one choice in sixteen is
+        among the rows of `session_end`, which end the walk; so is a choice
+        when nothing else can be hit any more (the requests are spent), and
+        the next trace is a fresh session. Naming the target by position,
+        not by its place among the targets reachable now, keeps a later
+        event what it was when an earlier one is deleted, which is what lets
+        a walk shrink.
+        """
+        guide, config = self.guide, self.session.config
+        rest, ending = self.kinds
+        pool = ending if (draw(_ENDS) == _END and ending) or not rest else rest
+        start = draw(_upto(len(pool) - 1))
+        for target in pool[start:] + pool[:start]:
+            if not (unhit and target in self.hit) and guide.distance(config, target) is not None:
+                return target
+        if unhit:  # all hit: any target will do
+            for target in pool[start:] + pool[:start]:
+                if guide.distance(config, target) is not None:
+                    return target
+        return next((t for t in self.endings if guide.distance(config, t) is not None), None)
+
+
+def _wander(draw: st.DrawFn, allowed: set[tuple[str, bool]], session: Session, moves: tuple[tuple[str, str | None], ...]) -> int | None:
+    """A move the environment may send, as its index in the fixed list of moves, drawn at random.
+
+    The move is named by its fixed position (the first allowed move at or
+    after a drawn index), not by its place among the moves allowed now:
+    deleting an earlier event then leaves the later ones what they were,
+    which is what lets a failure shrink to a short trace.
     """
-    tier = draw(st.integers(0, 2))
-    candidates = next(t for t in (tiers[tier], tiers[1], tiers[0]) if t)
-    start = draw(st.integers(0, count - 1))
-    return next((index for index in candidates if index >= start), candidates[0])
+    accepted = [
+        i for i, (name, way) in enumerate(moves) if (name, _choice(session, name, way)) in allowed
+    ]
+    if not accepted:
+        return None
+    start = draw(_upto(len(moves) - 1))
+    return next((i for i in accepted if i >= start), accepted[0])
 
 
-def traces(spec: Any = None, max_size: int = 60) -> st.SearchStrategy[list[dict[str, Any]]]:
-    """Well-formed traces of at most `max_size` events, the last one maybe `session_end`.
+def _way(draw: st.DrawFn, session: Session, name: str, choice: bool) -> str | None:
+    """How the payload realizes a guided move's guard choice."""
+    if name == "loss_voiced":
+        return _REPEAT if choice else _FRESH
+    if name == "evidence_turn":
+        if choice:
+            return _AFTER
+        return _AT if session.horizon() is not None and draw(_BOOL) else _BEFORE
+    return None
 
-    Built by walking the table: each event is drawn among the moves the
-    table accepts from the configuration reached so far, so every trace
-    replays without `invalid_event` or `after_session_end` and shrinks to a
-    shorter trace that still does.
+
+def _targets(spec: Spec, toward: Any) -> tuple[int, ...] | None:
+    """`toward` checked against the table: lines of rows that are not `invalid`."""
+    if toward is None:
+        return None
+    lines = (toward,) if isinstance(toward, int) else tuple(toward)
+    rows = {row.line: row for row in spec.table.rows} if spec.table else {}
+    for line in lines:
+        if not isinstance(line, int) or line not in rows or rows[line].invalid:
+            raise InvalidArgument(f"toward={line!r} is not the line of a row of {spec.path} that can fire")
+    return lines
+
+
+def traces(spec: Any = None, max_size: int = 60, toward: Any = None) -> st.SearchStrategy[list[dict[str, Any]]]:
+    """Traces of at most `max_size` events that walk the table, heading for its rows.
+
+    Each event is one the environment may send in the configuration reached
+    so far (anything the table does not mark `invalid`), so on a total table
+    every trace replays without error; on a table that is not total a trace
+    may end with an event no row matches. Most events follow a shortest way
+    to a target: a row not yet fired on this walk (drawn nearest first, so
+    shrinking prefers near ones), or an event the table forgot; the others
+    wander. `toward` (a row's line, or several) makes the walk head for those
+    rows first. Each trace calls `hypothesis.event()` once per row it fires.
     """
     spec = resolve(spec)
     machine = machine_for(spec)
-    # session_end comes only last (or not at all): mid-trace it would cut
-    # every trace short of the corners that take many steps to reach.
+    wanted = _targets(spec, toward)
+    # session_end ends the walk: it is sent when a walk heads for one of its
+    # rows, or at the very end, never while wandering.
     moves = _moves(tuple(name for name in _event_names(spec) if name != "session_end"))
 
+    walking: list[_Walk] = []  # the walk being drawn, for `step` (one strategy object, built once)
+
     @st.composite
-    def step(draw: st.DrawFn, session: Session, t: int, first: bool) -> tuple[dict[str, Any], int] | None:
+    def step(draw: st.DrawFn) -> tuple[dict[str, Any], int] | None:
         """One more event and its time, or None to stop: one span, so the shrinker can delete it whole."""
-        if not draw(_MORE):
+        if not draw(_MORE) and not draw(_MORE):
             return None
-        tiers: tuple[list[int], list[int], list[int]] = ([], [], [])
-        for index, (name, way) in enumerate(moves):
-            choice = _choice(session, name, way)
-            if choice is None:
-                continue
-            outcome = machine.step(session.config, name, choice)
-            if outcome.status == Status.OK:
-                tiers[0].append(index)
-                if outcome.config != session.config:
-                    tiers[1].append(index)
-                if outcome.config.state != session.config.state:
-                    tiers[2].append(index)
-        if not tiers[0]:
-            return None
-        name, way = moves[_pick(draw, tiers, len(moves))]
+        walk = walking[-1]
+        t, first = walk.t, walk.fed == 0
+        session, guide = walk.session, walk.guide
+        config = session.config
+        move = None
+        mode = draw(_MODES)
+        if mode < _WANDER:
+            target = walk.target
+            if mode == _RETARGET or target is None or target in walk.hit or guide.distance(config, target) is None:
+                target = walk.target = walk.choose(draw, unhit=mode != _RETARGET)
+            move = None if target is None else guide.toward(config, target)
+        if move is not None:
+            name = move.event
+            way = _way(draw, session, name, move.choice)
+        else:
+            allowed = guide.keeping(config, walk.target if walk.target not in walk.hit else None)
+            index = _wander(draw, allowed, session, moves)
+            if index is None:
+                return None
+            name, way = moves[index]
         previous = t
         t += _GAPS[draw(_GAP)]
         item: dict[str, Any] = {"event": name, "t": t}
         if way == _FRESH:
             item["id"] = next((i for i in _IDS if i not in session.seen), f"iv-{len(session.seen) + 1}")
         elif way == _REPEAT:
-            item["id"] = draw(st.sampled_from(sorted(session.seen)))
+            seen = sorted(session.seen)
+            item["id"] = seen[draw(_upto(len(seen) - 1))]
         elif name == "evidence_turn":
             reference = session.horizon()
             if reference is None:
-                item["speech_start"] = draw(st.integers(min_value=0, max_value=t))
+                item["speech_start"] = draw(_upto(t))
             elif way == _AFTER:
-                item["speech_start"] = reference + draw(st.integers(min_value=1, max_value=300))
+                item["speech_start"] = reference + 1 + draw(_upto(299))
                 t = item["t"] = max(t, item["speech_start"])
             elif way == _AT or reference == 0:
                 item["speech_start"] = reference
             else:
-                item["speech_start"] = reference - draw(st.integers(min_value=1, max_value=reference))
-        if not first and t == previous and draw(st.booleans()):
+                item["speech_start"] = reference - 1 - draw(_upto(reference - 1))
+        if not first and t == previous and draw(_BOOL):
             del item["t"]  # absent: the previous event's time
         return item, t
 
+    one_step = step()
+
     @st.composite
     def build(draw: st.DrawFn) -> list[dict[str, Any]]:
-        session = Session(machine)
+        guide = guide_for(machine)
+        walk = _Walk(Session(machine), guide, guide.targets if wanted is None else wanted)
+        if wanted is not None and not guide.nearest(machine.initial, wanted):
+            raise InvalidArgument(f"toward={wanted!r}: no such row fires on a reachable configuration")
+        session = walk.session
         trace: list[dict[str, Any]] = []
-        t = 0
-        while len(trace) < max_size - 1 and not session.config.ended:  # room for session_end
-            drawn = draw(step(session, t, not trace))
-            if drawn is None:
-                break
-            item, t = drawn
-            outcome = session.feed(Event(**{**item, "t": t}))
-            assert outcome.status == Status.OK, (item, outcome.status)
-            trace.append(item)
-        ending = machine.step(session.config, "session_end").status == Status.OK
-        if ending and draw(st.booleans()):
-            trace.append({"event": "session_end", "t": t + _GAPS[draw(_GAP)]})
+        walking.append(walk)
+        try:
+            while len(trace) < max_size - 1 and not session.config.ended:  # room for session_end
+                drawn = draw(one_step)
+                if drawn is None:
+                    break
+                item, walk.t = drawn
+                trace.append(walk.feed(item, walk.t))
+                if walk.stopped:
+                    break
+        finally:
+            walking.pop()
+        if not walk.stopped and machine.step(session.config, "session_end").status not in (Status.REFUSED, Status.ENDED):
+            if draw(_BOOL):
+                walk.t += _GAPS[draw(_GAP)]
+                trace.append(walk.feed({"event": "session_end", "t": walk.t}, walk.t))
+        for target in walk.hit:
+            event(_event_label(spec, target))
         return trace
 
     return build()
+
+
+def _event_label(spec: Spec, target: Any) -> str:
+    """What `hypothesis.event()` records for a target hit: the row, or the hole."""
+    if isinstance(target, int):
+        row = next(r for r in spec.table.rows if r.line == target)
+        return f"row {target}: {row}"
+    state, name = target
+    return f"no row matches {name} in {state}"
 
 
 def any_traces(spec: Any = None, max_size: int = 30) -> st.SearchStrategy[list[Any]]:

@@ -19,7 +19,6 @@ from .test_classify import control, report, silent, stall, turn, verdicts  # the
 
 EXAMPLE = ROOT / "spec" / "classify-example.json"
 # A row that sends while the interviewer is busy: breaks a rule the fuzzer must find.
-BUSY = variant("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
 
 
 def run(*args: str):
@@ -381,91 +380,6 @@ def test_the_installed_command_runs_as_a_process(tmp_path):
     done = subprocess.run([sys.executable, "-m", "gapstate", "classify", bad], capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout) == (2, "")
     assert "arms: expected exactly one arm of kind control" in done.stderr
-
-
-# gapstate fuzz ---------------------------------------------------------------
-
-
-def fuzz(*args: str):
-    return CliRunner().invoke(main, ["fuzz", *args])
-
-
-def test_fuzz_passes_on_the_bundled_spec():
-    result = fuzz("--examples", "50", "--seed", "1")
-    assert result.exit_code == 0, result.output
-    assert "no rule broken" in result.stdout
-
-
-def test_fuzz_catches_a_row_that_sends_while_busy_with_a_short_pasteable_trace(tmp_path):
-    spec = tmp_path / "busy.md"
-    spec.write_text(BUSY, encoding="utf-8")
-    result = fuzz("--spec", str(spec), "--examples", "200", "--seed", "3", "--format", "json")
-    assert result.exit_code == 1
-    found = json.loads(result.stdout)["counterexample"]
-    assert found["kind"] == "rule" and "send-while-busy" in found["message"]
-    assert len(found["trace"]) == 3  # as short as check's: a loss, busy, a release
-    assert found["index"] == 2
-    trace = tmp_path / "trace.jsonl"
-    trace.write_text("\n".join(json.dumps(e) for e in found["trace"]) + "\n", encoding="utf-8")
-    replayed = CliRunner().invoke(main, ["replay", str(trace), "--spec", str(spec), "--format", "json"])
-    assert replayed.exit_code == 1 and json.loads(replayed.stdout)["error"]["kind"] == "rule"
-
-
-def test_fuzz_text_prints_the_trace_as_json_lines(tmp_path):
-    spec = tmp_path / "busy.md"
-    spec.write_text(BUSY, encoding="utf-8")
-    lines = fuzz("--spec", str(spec), "--examples", "200", "--seed", "3").stdout.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("shrunk trace"))
-    events_ = [json.loads(line) for line in lines[start + 1 :] if line.startswith("{")]
-    assert events_ and events_[-1]["event"] == "floor_released"
-
-
-def test_require_coverage_fails_when_reachable_rows_were_never_fired():
-    result = fuzz("--examples", "1", "--seed", "1", "--require-coverage")
-    assert result.exit_code == 1
-    assert "never fired: rows at lines" in result.stdout
-
-
-@pytest.mark.parametrize("seed", ["1", "2"])
-def test_fuzz_shrinks_a_settle_on_session_end_to_a_short_trace(tmp_path, seed):
-    spec = tmp_path / "settle.md"
-    spec.write_text(variant("OPEN | session_end | - | CLEAR | end_unsettled", "OPEN | session_end | - | CLEAR | settle"), encoding="utf-8")
-    found = json.loads(fuzz("--spec", str(spec), "--examples", "100", "--seed", seed, "--format", "json").stdout)["counterexample"]
-    events_ = [e["event"] for e in found["trace"]]
-    assert events_[0] == "loss_voiced" and events_[-1] == "session_end"
-    assert len(events_) <= 5  # the shortest is 2; generated traces run to about 30
-
-
-def test_require_coverage_passes_when_every_reachable_row_fired(tmp_path):
-    rows = [f"CLEAR | {e} | - | = | noop" for e in ("loss_silent", "sdk_unknown", "busy_start", "busy_end", "candidate_start", "floor_released", "evidence_turn", "session_end")]
-    rows += ["CLEAR | loss_voiced | - | = | note_dup"] + [f"CLEAR | {e} | - | = | invalid" for e in ("send_ok", "send_failed", "request_undelivered")]
-    spec = tmp_path / "tiny.md"
-    spec.write_text(table(*rows), encoding="utf-8")
-    result = fuzz("--spec", str(spec), "--examples", "50", "--seed", "1", "--require-coverage")
-    assert result.exit_code == 0, result.output
-    assert "fired 9 of 9 reachable rows" in result.stdout
-
-
-def test_the_reported_trace_ends_at_the_event_that_broke_the_rule(tmp_path):
-    spec = tmp_path / "busy.md"
-    spec.write_text(BUSY, encoding="utf-8")
-    found = json.loads(fuzz("--spec", str(spec), "--examples", "20", "--seed", "1", "--max-events", "1000", "--format", "json").stdout)["counterexample"]
-    assert len(found["trace"]) == found["index"] + 1
-
-
-def test_a_seeded_fuzz_run_is_reproducible():
-    first = fuzz("--examples", "30", "--seed", "9", "--format", "json").stdout
-    assert first == fuzz("--examples", "30", "--seed", "9", "--format", "json").stdout
-    document = json.loads(first)
-    assert set(document) == {"ok", "spec", "seed", "examples", "events", "counterexample", "coverage"}
-    assert set(document["coverage"]) == {"reachable", "fired", "missed"}
-
-
-def test_fuzz_on_an_unusable_spec_exits_2(tmp_path):
-    spec = tmp_path / "bad.md"
-    spec.write_text(variant("CLEAR | busy_end | - | = | noop", "CLEAR | busy_end | - | = | nop"), encoding="utf-8")
-    result = fuzz("--spec", str(spec), "--examples", "5")
-    assert result.exit_code == 2 and "unknown_name" in result.stderr
 
 
 # the console script ----------------------------------------------------------

@@ -1,30 +1,32 @@
-"""gapstate.strategies, the public Hypothesis strategies (the `gapstate fuzz` command is in test_cli.py)."""
+"""gapstate.strategies, the public Hypothesis strategies (the `gapstate fuzz` command is in test_fuzz.py)."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import Phase, find, given, settings
+from hypothesis.errors import InvalidArgument
 
 import gapstate
 import gapstate.strategies as strategies
+from gapstate.guide import guide_for
+from gapstate.replayer import machine_for
 from gapstate.strategies import any_traces, events, traces
 
-from .support import variant
+from .support import SPEC_TEXT, line_of, variant
 
 SPEC = gapstate.load_spec()
 # Existence, not minimality: generate until found, and skip the costly shrinking.
 FIND = settings(phases=[Phase.generate], max_examples=1000, derandomize=True, database=None, deadline=None)
-BUSY = variant("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
+SHRINK = settings(max_examples=1000, derandomize=True, database=None, deadline=None)
 
 
 def test_the_public_names_are_exactly_all():
-    """Every public name the module defines itself is in __all__, and nothing else is."""
     defined = {
         name
         for name, value in vars(strategies).items()
         if not name.startswith("_") and getattr(value, "__module__", None) == strategies.__name__
     }
-    assert defined == set(strategies.__all__)
+    assert set(strategies.__all__) == defined == {"events", "traces", "any_traces"}
 
 
 @given(events(SPEC))
@@ -32,13 +34,93 @@ def test_a_single_event_is_well_formed(item):
     gapstate.replay(SPEC, [item])  # raises GapstateError if malformed
 
 
-@given(traces(SPEC, max_size=30))
-def test_a_trace_replays_without_error_with_times_that_never_go_back(trace):
-    result = gapstate.replay(SPEC, trace)
-    assert result.ok, result.error
-    times = [item["t"] for item in trace if "t" in item]
-    assert times == sorted(times)
-    assert all(item["event"] != "session_end" for item in trace[:-1])
+REACHABLE = set(guide_for(machine_for(SPEC)).roadmap.rows)
+
+
+def test_traces_replay_without_error_and_reach_every_reachable_row():
+    """Guided walks: the default profile's examples fire every row the proof finds reachable."""
+    fired: set[int] = set()
+
+    @given(traces(SPEC, max_size=30))
+    def replays(trace):
+        result = gapstate.replay(SPEC, trace)
+        assert result.ok, result.error
+        times = [item["t"] for item in trace if "t" in item]
+        assert times == sorted(times)
+        assert all(item["event"] != "session_end" for item in trace[:-1])
+        fired.update(step.row for step in result.steps)
+
+    replays()
+    assert fired == REACHABLE
+
+
+def test_toward_heads_for_the_named_row_first():
+    deep = line_of(SPEC_TEXT, "DUE | floor_released | !busy,!budget_left | CLEAR | unrepaired_budget")
+
+    def share(strategy):
+        fired = []
+
+        @settings(max_examples=40, phases=[Phase.generate])
+        @given(strategy)
+        def walk(trace):
+            fired.append(deep in {step.row for step in gapstate.replay(SPEC, trace).steps})
+
+        walk()
+        return sum(fired) / len(fired)
+
+    # 11 events is the shortest way there; the first few examples Hypothesis draws are tiny
+    assert share(traces(SPEC, toward=deep)) > 0.5 > 0.1 > share(traces(SPEC))
+
+
+@pytest.mark.parametrize("bad", [3, 10_000, "195", 199])  # a blank line, past the end, not an int, an invalid row
+def test_toward_must_name_a_row_that_can_fire(bad):
+    text = variant("OPEN | send_ok | - | = | invalid", "OPEN | send_ok | - | = | invalid")
+    if bad == 199:
+        bad = line_of(text, "OPEN | send_ok | - | = | invalid")
+    with pytest.raises(InvalidArgument):
+        traces(gapstate.load_spec(text), toward=bad)
+
+
+def test_a_failing_trace_shrinks_to_the_events_the_failure_needs():
+    """Every choice is drawn through Hypothesis: a failure found deep in a walk shrinks to a short trace."""
+    settled = find(traces(SPEC), lambda tr: any(s.actions == ("settle",) for s in gapstate.replay(SPEC, tr).steps), settings=SHRINK)
+    assert [e["event"] for e in settled] == ["loss_voiced", "floor_released", "send_ok", "evidence_turn"]
+
+
+def test_each_row_a_trace_fires_is_a_hypothesis_event():
+    seen: list[str] = []
+
+    @settings(max_examples=5)
+    @given(traces(SPEC))
+    def records(trace):
+        pass
+
+    import hypothesis.control as control
+
+    real = control.event
+
+    def spy(value, payload=""):
+        seen.append(value)
+        return real(value, payload)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(strategies, "event", spy)
+        records()
+    assert seen and all(label.startswith("row ") for label in seen)
+    line = int(seen[0].split()[1].rstrip(":"))
+    assert line in REACHABLE
+
+
+def test_on_a_table_with_a_hole_some_traces_end_with_the_event_no_row_matches():
+    """The environment may send any event the table does not mark invalid: a deleted row is walked into."""
+    holed = gapstate.load_spec(variant("OPEN | busy_end | - | = | noop", ""))
+
+    def falls_in(trace):
+        error = gapstate.replay(holed, trace).error
+        return error is not None and error.kind == "invalid_event" and error.index == len(trace) - 1
+
+    found = find(traces(holed), falls_in, settings=SHRINK)
+    assert [e["event"] for e in found] == ["loss_voiced", "busy_end"]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,181 @@
+"""How thorough `gapstate fuzz` is at its default settings, and how fast.
+
+    python bench/fuzz_depth.py gate [SEEDS]      # default 1-10
+    python bench/fuzz_depth.py defects [SEEDS]   # default 1-3
+    python bench/fuzz_depth.py mutants [SEEDS]   # default 1
+
+- `gate`: `gapstate fuzz --require-coverage --seed S` on the bundled spec, as
+  whole processes, nothing else on the command line: the exit code, the
+  traces and events replayed, and how many traces (and seconds, in process)
+  it took to fire every reachable row.
+- `defects`: the defective tables of `tests/defects.py`, each fuzzed at the
+  default settings: what fuzz reports and its trace length against the
+  trace `gapstate check` gives for the same rule and row (for a hole, the
+  shortest way to it), and the traces it took to find it.
+- `mutants`: the same for every table that differs from the bundled one in
+  one row (its actions made `noop`, its next state `=` or CLEAR, the row
+  deleted) and that `check` finds a rule broken in, or a hole.
+
+SEEDS is `1-10` or `1,4,7`. Times depend on the machine's load; counts do not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import gapstate  # noqa: E402
+from gapstate.fuzzer import fuzz  # noqa: E402
+from gapstate.guide import guide_for  # noqa: E402
+from gapstate.replayer import machine_for  # noqa: E402
+from tests.defects import DEFECTS  # noqa: E402
+
+SPEC_TEXT = (ROOT / "spec" / "gap-state.md").read_text(encoding="utf-8")
+BROKE = re.compile(r"row at line (\d+) breaks (.*)")
+
+
+def seeds(text: str) -> list[int]:
+    if "-" in text:
+        low, high = text.split("-")
+        return list(range(int(low), int(high) + 1))
+    return [int(s) for s in text.split(",")]
+
+
+def variant(old: str, new: str) -> str:
+    lines = SPEC_TEXT.splitlines(keepends=True)
+    index = [i for i, line in enumerate(lines) if line.rstrip("\n") == old]
+    assert len(index) == 1, old
+    lines[index[0]] = new + "\n" if new else ""
+    return "".join(lines)
+
+
+def timed_run(spec, seed: int) -> tuple[object, float, float | None]:
+    """A default fuzz run in process: the result, its seconds, and the seconds until every reachable row fired."""
+    stamps: list[float] = []
+    start = time.perf_counter()
+    result = fuzz(spec, 500, seed, progress=lambda: stamps.append(time.perf_counter() - start))
+    elapsed = time.perf_counter() - start
+    complete = stamps[result.complete_after - 1] if result.complete_after else None
+    return result, elapsed, complete
+
+
+def gate(chosen: list[int]) -> None:
+    spec = gapstate.load_spec()
+    guide_for(machine_for(spec))
+    print(f"{'seed':>5} {'exit':>4} {'traces':>6} {'events':>7} {'full after':>10} {'s (process)':>11} {'traces/s':>8} {'full at s':>9}")
+    passed = 0
+    with tempfile.TemporaryDirectory() as home:
+        env = {**os.environ, "HYPOTHESIS_STORAGE_DIRECTORY": home, "PYTHONPATH": str(ROOT)}
+        for seed in chosen:
+            start = time.perf_counter()
+            run = subprocess.run(
+                [sys.executable, "-m", "gapstate", "fuzz", "--require-coverage", "--seed", str(seed), "--format", "json"],
+                capture_output=True, text=True, env=env, cwd=home,
+            )
+            wall = time.perf_counter() - start
+            document = json.loads(run.stdout)
+            passed += run.returncode == 0
+            result, elapsed, complete = timed_run(spec, seed)  # the same run in process, for the clock
+            print(
+                f"{seed:>5} {run.returncode:>4} {document['examples']:>6} {document['events']:>7} "
+                f"{str(document['coverage']['complete_after']):>10} {wall:>11.2f} "
+                f"{result.examples / elapsed:>8.0f} {complete if complete is None else round(complete, 2)!s:>9}"
+            )
+    print(f"{passed} of {len(chosen)} seeds passed the coverage gate")
+
+
+def compare(name: str, text: str, chosen: list[int]) -> list[tuple]:
+    """Fuzz one defective table with each seed; rows of (name, seed, what fuzz found, its length, check's length, traces)."""
+    spec = gapstate.load_spec(text)
+    checked = gapstate.check(spec)
+    rules = {(f.rule, f.line): len(f.trace) for f in checked.findings if f.kind == "rule"}
+    holes = [f for f in checked.findings if f.kind == "not_total"]
+    out = []
+    for seed in chosen:
+        result = fuzz(spec, 500, seed)
+        found = result.counterexample
+        if found is None:
+            out.append((name, seed, "NOTHING FOUND", None, min(rules.values(), default=None), result.examples))
+            continue
+        if found.kind == "rule":
+            line, broken = BROKE.match(found.message).groups()
+            ids = [part.split(":")[0].strip() for part in broken.split("; ")]
+            wanted = min((rules[(rule, int(line))] for rule in ids if (rule, int(line)) in rules), default=None)
+            what = f"{','.join(ids)}@{line}"
+        else:
+            guide = guide_for(machine_for(spec))
+            config = guide.roadmap.initial
+            state, event = found.message.split(" in ")[1].split(":")[0], found.message.split()[3]
+            wanted = guide.distance(config, (state, event))
+            what = f"hole {state}/{event}" + ("" if holes else " (check: none?)")
+        out.append((name, seed, what, len(found.trace), wanted, found.after))
+    return out
+
+
+def show(rows: list[tuple]) -> None:
+    print(f"{'table':<44} {'seed':>4}  {'fuzz found':<40} {'fuzz':>4} {'check':>5} {'traces':>6}")
+    worst = 0
+    for name, seed, what, length, wanted, traces in rows:
+        print(f"{name[:44]:<44} {seed:>4}  {what[:40]:<40} {length!s:>4} {wanted!s:>5} {traces:>6}")
+        if length is None:
+            worst = None if worst is not None else worst
+        elif worst is not None and wanted is not None:
+            worst = max(worst, length - wanted)
+    missed = sum(1 for row in rows if row[3] is None)
+    print(f"{len(rows)} runs: {missed} found nothing; longest fuzz trace minus check's: {worst}")
+
+
+def mutants() -> list[tuple[str, str]]:
+    """Every one-row change of the bundled table that check finds a broken rule or a hole in."""
+    table = SPEC_TEXT.split("# state | event | guards | next | actions")[1].split("```")[0]
+    rows = [line for line in table.splitlines() if line.count("|") == 4]
+    out = []
+    for row in rows:
+        state, event, guards, target, actions = (part.strip() for part in row.split("|"))
+        changes = {
+            "noop": f"{state} | {event} | {guards} | {target} | noop",
+            "stay": f"{state} | {event} | {guards} | = | {actions}",
+            "clear": f"{state} | {event} | {guards} | CLEAR | {actions}",
+            "delete": "",
+        }
+        for how, new in changes.items():
+            if new.replace(" ", "") == row.replace(" ", ""):
+                continue
+            text = variant(row, new)
+            findings = gapstate.check(gapstate.load_spec(text)).findings
+            if any(f.kind in ("rule", "not_total") for f in findings):
+                out.append((f"{how}: {row.strip()}", text))
+    return out
+
+
+def main() -> None:
+    what = sys.argv[1] if len(sys.argv) > 1 else "gate"
+    if what == "gate":
+        gate(seeds(sys.argv[2] if len(sys.argv) > 2 else "1-10"))
+    elif what == "defects":
+        chosen = seeds(sys.argv[2] if len(sys.argv) > 2 else "1-3")
+        rows = []
+        for name, old, new in DEFECTS:
+            rows += compare(name, variant(old, new), chosen)
+        show(rows)
+    elif what == "mutants":
+        chosen = seeds(sys.argv[2] if len(sys.argv) > 2 else "1")
+        rows = []
+        for name, text in mutants():
+            rows += compare(name, text, chosen)
+        show(rows)
+    else:
+        raise SystemExit(__doc__)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,240 @@
+"""`gapstate fuzz`: guided traces, defects anywhere in the table, the coverage gate, campaigns, output."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+import gapstate
+from gapstate.cli import main
+from gapstate.fuzzer import fuzz as run_fuzz
+
+from .defects import DEFECTS
+from .support import ROOT, line_of, table, variant
+
+BUSY = variant("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
+DEEP = variant(
+    "DUE | floor_released | !busy,!budget_left | CLEAR | unrepaired_budget",
+    "DUE | floor_released | !busy,!budget_left | CLEAR | noop",
+)
+
+
+@pytest.fixture(autouse=True)
+def database(tmp_path, monkeypatch):
+    """Each test gets its own example database, so no test replays another's failure."""
+    monkeypatch.setenv("HYPOTHESIS_STORAGE_DIRECTORY", str(tmp_path / "hypothesis"))
+    return tmp_path / "hypothesis" / "examples"
+
+
+def fuzz(*args: str):
+    return CliRunner().invoke(main, ["fuzz", *args])
+
+
+def write(tmp_path, text: str, name: str = "spec.md") -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def replay_document(tmp_path, trace: list[dict], spec: str) -> dict:
+    path = tmp_path / "trace.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in trace), encoding="utf-8")
+    return json.loads(CliRunner().invoke(main, ["replay", str(path), "--spec", spec, "--format", "json"]).stdout)
+
+
+# Defects anywhere in the table ---------------------------------------------------
+
+
+@pytest.mark.parametrize("name, old, new", DEFECTS, ids=[d[0] for d in DEFECTS])
+def test_default_fuzz_finds_each_defect_with_a_trace_as_short_as_checks(tmp_path, name, old, new):
+    """One defective row anywhere, behind the caps included; a deleted row is a hole in totality."""
+    spec = write(tmp_path, variant(old, new))
+    result = fuzz("--spec", spec, "--seed", "1", "--format", "json")
+    assert result.exit_code == 1, result.output
+    found = json.loads(result.stdout)["counterexample"]
+    assert found["index"] == len(found["trace"]) - 1
+    checked = gapstate.check(gapstate.load_spec(spec))
+    if new:  # a changed row: check finds the same row breaking the same rule
+        line, rules = re.match(r"row at line (\d+) breaks (.*)", found["message"]).groups()
+        shortest = [len(f.trace) for f in checked.findings if f.kind == "rule" and f.line == int(line) and f.rule in rules]
+        assert shortest and len(found["trace"]) <= min(shortest) + 2
+    else:  # a deleted row: check says the table is not total there, fuzz walks into the hole
+        assert found["kind"] == "invalid_event" and "not total" in found["message"]
+        assert any(f.kind == "not_total" for f in checked.findings)
+    replayed = replay_document(tmp_path, found["trace"], spec)
+    assert replayed["error"] == {"index": found["index"], "kind": found["kind"], "message": found["message"]}
+
+
+def test_the_shrunk_trace_keeps_no_event_the_failure_does_not_need(tmp_path):
+    spec = write(tmp_path, DEEP)
+    trace = json.loads(fuzz("--spec", spec, "--seed", "3", "--format", "json").stdout)["counterexample"]["trace"]
+    found = json.loads(fuzz("--spec", spec, "--seed", "3", "--format", "json").stdout)["counterexample"]
+    assert replay_document(tmp_path, trace, spec)["error"]["message"] == found["message"]
+    for index in range(len(trace) - 1):
+        shorter = trace[:index] + trace[index + 1 :]
+        error = replay_document(tmp_path, shorter, spec)["error"]
+        assert not (error and error["message"] == found["message"] and error["index"] == len(shorter) - 1)
+
+
+def test_fuzz_catches_a_row_that_sends_while_busy_with_check_s_trace(tmp_path):
+    spec = write(tmp_path, BUSY)
+    found = json.loads(fuzz("--spec", spec, "--seed", "3", "--format", "json").stdout)["counterexample"]
+    assert found["kind"] == "rule" and "send-while-busy" in found["message"]
+    assert [e["event"] for e in found["trace"]] == ["loss_voiced", "busy_start", "floor_released"]
+
+
+@pytest.mark.parametrize("seed", ["1", "2"])
+def test_a_settle_on_session_end_shrinks_to_the_two_events_it_needs(tmp_path, seed):
+    spec = write(tmp_path, variant("OPEN | session_end | - | CLEAR | end_unsettled", "OPEN | session_end | - | CLEAR | settle"))
+    found = json.loads(fuzz("--spec", spec, "--seed", seed, "--format", "json").stdout)["counterexample"]
+    assert [e["event"] for e in found["trace"]] == ["loss_voiced", "session_end"]
+
+
+def test_long_traces_still_end_at_the_event_that_failed(tmp_path):
+    spec = write(tmp_path, BUSY)
+    found = json.loads(fuzz("--spec", spec, "--examples", "20", "--seed", "1", "--max-events", "1000", "--format", "json").stdout)["counterexample"]
+    assert len(found["trace"]) == found["index"] + 1 == 3
+
+
+# The coverage gate -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", ["1", "2"])
+def test_the_coverage_gate_passes_at_the_default_settings(seed):
+    """bench/fuzz_depth.py gate runs ten seeds; two here keep the suite short."""
+    result = fuzz("--require-coverage", "--seed", seed, "--format", "json")
+    assert result.exit_code == 0, result.output
+    coverage = json.loads(result.stdout)["coverage"]
+    assert coverage["missed"] == [] and coverage["required"] and coverage["complete_after"] <= 500
+
+
+def test_a_failed_coverage_gate_is_not_ok_and_says_so():
+    as_json = fuzz("--examples", "3", "--seed", "1", "--require-coverage", "--format", "json")
+    document = json.loads(as_json.stdout)
+    assert as_json.exit_code == 1 and document["ok"] is False and document["counterexample"] is None
+    assert document["coverage"]["missed"]
+    text = fuzz("--examples", "3", "--seed", "1", "--require-coverage")
+    assert text.exit_code == 1
+    assert "the coverage gate failed" in text.stdout and "never fired: rows at lines" in text.stdout
+    without = fuzz("--examples", "3", "--seed", "1", "--format", "json")
+    assert without.exit_code == 0 and json.loads(without.stdout)["ok"] is True
+
+
+def test_require_coverage_passes_when_every_reachable_row_fired(tmp_path):
+    rows = [f"CLEAR | {e} | - | = | noop" for e in ("loss_silent", "sdk_unknown", "busy_start", "busy_end", "candidate_start", "floor_released", "evidence_turn", "session_end")]
+    rows += ["CLEAR | loss_voiced | - | = | note_dup"] + [f"CLEAR | {e} | - | = | invalid" for e in ("send_ok", "send_failed", "request_undelivered")]
+    result = fuzz("--spec", write(tmp_path, table(*rows)), "--examples", "50", "--seed", "1", "--require-coverage")
+    assert result.exit_code == 0, result.output
+    assert "fired 9 of 9 reachable rows" in result.stdout and "no rule broken" in result.stdout
+
+
+# Saving, piping, and the README's example ----------------------------------------------------
+
+
+def test_save_writes_a_trace_that_replays_to_the_same_failure(tmp_path):
+    spec = write(tmp_path, DEEP)
+    saved = tmp_path / "found.jsonl"
+    result = fuzz("--spec", spec, "--seed", "1", "--save", str(saved))
+    assert result.exit_code == 1 and f"saved the shrunk trace to {saved}" in result.stdout
+    replayed = CliRunner().invoke(main, ["replay", str(saved), "--spec", spec, "--format", "json"])
+    assert replayed.exit_code == 1
+    assert json.loads(replayed.stdout)["error"]["message"].startswith(f"row at line {line_of(DEEP, '| CLEAR | noop')} breaks exit-unnamed")
+
+
+def test_save_writes_nothing_when_nothing_failed(tmp_path):
+    saved = tmp_path / "found.jsonl"
+    result = fuzz("--examples", "5", "--seed", "1", "--save", str(saved))
+    assert result.exit_code == 0 and not saved.exists()
+
+
+def test_save_to_a_missing_folder_is_unusable_input(tmp_path):
+    result = fuzz("--examples", "5", "--save", str(tmp_path / "no" / "such" / "t.jsonl"))
+    assert result.exit_code == 2 and "cannot save there" in result.stderr
+
+
+def test_jsonl_puts_only_the_trace_on_stdout_so_it_pipes_into_replay(tmp_path):
+    spec = write(tmp_path, BUSY)
+    result = fuzz("--spec", spec, "--seed", "2", "--format", "jsonl")
+    assert result.exit_code == 1
+    trace = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [e["event"] for e in trace] == ["loss_voiced", "busy_start", "floor_released"]
+    assert "send-while-busy" in result.stderr and "shrunk trace: 3 events, on stdout" in result.stderr
+    clean = fuzz("--examples", "5", "--seed", "1", "--format", "jsonl")
+    assert clean.exit_code == 0 and clean.stdout == "" and "no rule broken" in clean.stderr
+
+
+def test_the_readme_fuzz_example_prints_what_the_readme_shows(tmp_path, monkeypatch):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"\n    \$ (gapstate fuzz --spec broken.md [^\n]*)\n((?:    [^\n]*\n)+)", readme)
+    command, shown = block.group(1), [line[4:] for line in block.group(2).splitlines()]
+    setup = re.search(r"broken\.md` is the bundled spec with the row\n\n    (.*)\n\nchanged to\n\n    (.*)\n", readme)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "broken.md").write_text(variant(setup.group(1), setup.group(2)), encoding="utf-8")
+    result = CliRunner().invoke(main, command.split()[1:])
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == shown
+
+
+# Campaigns: workers, duration, the example database -----------------------------------
+
+
+def test_workers_merge_coverage_and_name_the_seed_that_failed(tmp_path):
+    spec = write(tmp_path, DEEP)
+    result = fuzz("--spec", spec, "--seed", "5", "--workers", "2", "--format", "json")
+    assert result.exit_code == 1
+    document = json.loads(result.stdout)
+    assert document["seeds"] == [5, 6] and document["counterexample"]["seed"] in (5, 6)
+    alone = json.loads(fuzz("--spec", spec, "--seed", str(document["counterexample"]["seed"]), "--format", "json").stdout)
+    assert alone["counterexample"]["trace"] == document["counterexample"]["trace"]
+    text = fuzz("--spec", spec, "--seed", "5", "--workers", "2")
+    assert re.search(r"found by seed [56] after \d+ traces: re-run it alone with --seed [56]", text.stdout)
+
+
+def test_workers_report_the_union_of_what_each_seed_fired_alone():
+    def run(*args):
+        return json.loads(fuzz("--examples", "40", "--format", "json", *args).stdout)
+
+    together = run("--seed", "1", "--workers", "2")
+    alone = [run("--seed", "1"), run("--seed", "2")]
+    assert together["seeds"] == [1, 2] and together["ok"]
+    assert together["coverage"]["fired"] == sorted(set(alone[0]["coverage"]["fired"]) | set(alone[1]["coverage"]["fired"]))
+    assert together["examples"] == alone[0]["examples"] + alone[1]["examples"]
+
+
+def test_duration_runs_until_the_time_is_up():
+    result = fuzz("--seed", "1", "--duration", "1", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["examples"] > 0
+
+
+def test_examples_and_duration_are_exclusive():
+    result = fuzz("--examples", "5", "--duration", "1")
+    assert result.exit_code == 2 and "not both" in result.stderr
+
+
+def test_a_failure_is_kept_in_the_database_and_replayed_first(tmp_path, database):
+    spec = gapstate.load_spec(DEEP)
+    first = run_fuzz(spec, 500, 1, database_dir=database)
+    again = run_fuzz(spec, 500, 1, database_dir=database)
+    assert first.counterexample is not None and again.counterexample is not None
+    assert again.counterexample.after < first.counterexample.after
+    assert again.counterexample.trace == first.counterexample.trace
+    other = run_fuzz(gapstate.load_spec(BUSY), 500, 1, database_dir=database)
+    assert "send-while-busy" in other.counterexample.message  # not the other table's failure
+
+
+def test_a_seeded_fuzz_run_is_reproducible():
+    first = fuzz("--examples", "30", "--seed", "9", "--format", "json").stdout
+    assert first == fuzz("--examples", "30", "--seed", "9", "--format", "json").stdout
+    document = json.loads(first)
+    assert set(document) == {"ok", "spec", "seed", "seeds", "examples", "events", "counterexample", "coverage", "saved"}
+    assert set(document["coverage"]) == {"reachable", "fired", "missed", "required", "complete_after"}
+
+
+def test_fuzz_on_an_unusable_spec_exits_2(tmp_path):
+    spec = write(tmp_path, variant("CLEAR | busy_end | - | = | noop", "CLEAR | busy_end | - | = | nop"))
+    result = fuzz("--spec", spec, "--examples", "5")
+    assert result.exit_code == 2 and "unknown_name" in result.stderr
