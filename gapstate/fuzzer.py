@@ -3,10 +3,11 @@
 Hypothesis draws traces with `strategies.traces`, which walks the table
 towards its rows along the proof's shortest ways (see `guide`). Each trace
 is replayed, which checks every rule after every step and refuses an event
-no row matches; the first trace that fails is shrunk by Hypothesis, then
-rewritten in the canonical form `check` uses and cut down until every event
-is needed. The rows the traces fired are compared with the rows the proof
-finds reachable, so a run that misses a corner of the table says so.
+no row matches; the first trace that fails is shrunk by the graph (the
+shortest way to the same failure, in the canonical form `check` uses) and
+cut down until every event is needed. The rows the traces fired are
+compared with the rows the proof finds reachable, so a run that misses a
+corner of the table says so.
 
 Campaigns: several worker processes with distinct seeds, their coverage
 merged, all stopped at the first failure; or a run bounded by time rather
@@ -53,6 +54,7 @@ class Counterexample:
             "message": self.message,
             "index": self.index,
             "seed": self.seed,
+            "after": self.after,
             "trace": list(self.trace),
         }
 

@@ -15,6 +15,7 @@ environment may send there that no row matches.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from .machine import Machine, Outcome, Status
@@ -22,7 +23,7 @@ from .semantics import EVENTS, Config
 
 
 class Send(NamedTuple):
-    """An event the environment may send in a configuration, the value of its chosen guard, and what it does."""
+    """An event the environment may send from a configuration, the value of its chosen guard, and what it does."""
 
     event: str
     choice: bool
@@ -30,7 +31,7 @@ class Send(NamedTuple):
 
     @property
     def hits(self) -> Any:
-        """The target this move hits: the row it fires, or the hole it falls into."""
+        """The target this hits: the row it fires, or the hole it falls into."""
         if self.outcome.status is Status.OK:
             return self.outcome.row.line
         return (self.outcome.config.state, self.event)
@@ -47,6 +48,8 @@ class Guide:
         self._toward: dict[tuple[Config, Any], Send | None] = {}
         self._ranked: dict[Config, tuple[Any, ...]] = {}
         self._keeping: dict[tuple[Config, Any], set[tuple[str, bool]]] = {}
+        graph = roadmap.exploration.graph
+        self._live = [c for c in graph if not c.ended and machine.within_caps(c)]  # the configurations that take events
         self._events = {row.line: row.event for row in machine.table.rows}
 
     def moves(self, config: Config) -> tuple[Send, ...]:
@@ -92,6 +95,11 @@ class Guide:
             found = self._keeping[key] = kept or {(m.event, m.choice) for m in moves}
         return found
 
+    def everywhere(self, target: Any) -> bool:
+        """Whether the target can be hit in one event from every configuration that takes events."""
+        reach = self.roadmap.distance.get(target, {})
+        return all(reach.get(config) == 1 for config in self._live)
+
     def distance(self, config: Config, target: Any) -> int | None:
         """How many events from `config` it takes to hit `target`, or None when it cannot be hit."""
         return self.roadmap.distance.get(target, {}).get(config)
@@ -126,18 +134,9 @@ class Guide:
         return [t for t in ranked if t in wanted]
 
 
-_GUIDES: dict[int, tuple[Machine, Guide]] = {}
-
-
+@lru_cache(maxsize=8)
 def guide_for(machine: Machine) -> Guide:
-    """The machine's Guide, built once (it explores the table) and kept for the last few machines."""
-    cached = _GUIDES.get(id(machine))
-    if cached is not None and cached[0] is machine:
-        return cached[1]
+    """The machine's Guide, built once per machine (it explores the table)."""
     from .proof import roadmap  # networkx, only once a walk is actually drawn
 
-    guide = Guide(machine, roadmap(machine))
-    if len(_GUIDES) >= 8:
-        _GUIDES.pop(next(iter(_GUIDES)))
-    _GUIDES[id(machine)] = (machine, guide)
-    return guide
+    return Guide(machine, roadmap(machine))

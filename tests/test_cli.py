@@ -18,7 +18,6 @@ from .support import ROOT, SPEC_TEXT, line_of, replay, table, variant, write_tra
 from .test_classify import control, report, silent, stall, turn, verdicts  # the report builders
 
 EXAMPLE = ROOT / "spec" / "classify-example.json"
-# A row that sends while the interviewer is busy: breaks a rule the fuzzer must find.
 
 
 def run(*args: str):

@@ -25,6 +25,12 @@ ENDINGS = {"settle", "unrepaired_budget", "unrepaired_attempts", "end_unsettled"
 WRITE_OFFS = ENDINGS - {"settle"}
 
 
+# Enough guided traces to fire every reachable row under any profile: the
+# first tenth Hypothesis draws are tiny, and the median run fires them all
+# within about 150 (bench/fuzz_depth.py).
+COVERING = settings(max_examples=max(settings.default.max_examples, 300))
+
+
 def event(item: dict) -> Event:
     return Event(**{"t": 0, **item})
 
@@ -34,6 +40,7 @@ def test_well_formed_traces_replay_inside_the_explored_graph_and_reach_every_row
     and the guided traces of one property run fire every row the explorer finds reachable."""
     fired: set[int] = set()
 
+    @COVERING
     @given(traces(SPEC))
     def replays_inside(trace):
         session = Session(MACHINE)
@@ -102,6 +109,7 @@ class Oracle:
 def test_the_contract_rules_hold_after_every_step_on_every_reachable_row():
     fired: set[int] = set()
 
+    @COVERING
     @given(traces(SPEC))
     def rules_hold(trace):
         session, oracle = Session(MACHINE), Oracle()
