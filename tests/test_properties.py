@@ -27,8 +27,8 @@ WRITE_OFFS = ENDINGS - {"settle"}
 
 # Enough guided traces to fire every reachable row under any profile: the
 # first tenth Hypothesis draws are tiny, and the median run fires them all
-# within about 150 (bench/fuzz_depth.py).
-COVERING = settings(max_examples=max(settings.default.max_examples, 300))
+# within about 150, the slowest seeds within 400 (bench/fuzz_depth.py).
+COVERING = settings(max_examples=max(settings.default.max_examples, 600))
 
 
 def event(item: dict) -> Event:
