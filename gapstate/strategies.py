@@ -236,6 +236,7 @@ def traces(spec: Any = None, max_size: int = 60, toward: Any = None) -> st.Searc
     spec = resolve(spec)
     machine = machine_for(spec)
     wanted = _targets(spec, toward)
+    labels = {row.line: f"row {row.line}: {row}" for row in spec.table.rows}  # what hypothesis.event() records
     # session_end ends the walk: it is sent when a walk heads for one of its
     # rows, or at the very end, never while wandering.
     moves = _moves(tuple(name for name in _event_names(spec) if name != "session_end"))
@@ -317,18 +318,15 @@ def traces(spec: Any = None, max_size: int = 60, toward: Any = None) -> st.Searc
                 walk.t += _GAPS[draw(_GAP)]
                 trace.append(walk.feed({"event": "session_end", "t": walk.t}, walk.t))
         for target in walk.hit:
-            event(_event_label(spec, target))
+            event(labels[target] if target in labels else _hole_label(target))
         return trace
 
     return build()
 
 
-def _event_label(spec: Spec, target: Any) -> str:
-    """What `hypothesis.event()` records for a target hit: the row, or the hole."""
-    if isinstance(target, int):
-        row = next(r for r in spec.table.rows if r.line == target)
-        return f"row {target}: {row}"
-    state, name = target
+def _hole_label(hole: tuple[str, str]) -> str:
+    """What `hypothesis.event()` records for an event that fell into a hole of the table."""
+    state, name = hole
     return f"no row matches {name} in {state}"
 
 
