@@ -12,7 +12,7 @@ graph into a trace a person can replay.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, product
@@ -83,6 +83,15 @@ class Breach(NamedTuple):
     choice: bool
 
 
+class Walked(NamedTuple):
+    """One step of a walk through the configuration graph."""
+
+    event: str
+    choice: bool  # the value of the event's chosen guard (dup, post_send)
+    row: int  # the line of the row that fires
+    target: Config  # the configuration after the step
+
+
 class Exploration(NamedTuple):
     """The reachable configurations and what fired between them.
 
@@ -99,6 +108,55 @@ class Exploration(NamedTuple):
 
     def clean_graph(self) -> nx.DiGraph:
         return nx.subgraph_view(self.graph, filter_edge=lambda u, v: self.graph.edges[u, v]["clean"])
+
+    def clean_steps(self, config: Config) -> list[Walked]:
+        """The steps that leave `config` breaking no rule, in exploration order."""
+        graph = self.graph
+        return [
+            Walked(move.event, move.choice, move.row, target)
+            for target in graph.successors(config)
+            for move in graph.edges[config, target]["steps"]
+            if move.clean
+        ]
+
+    def walk(self, source: Config, goal: Callable[[Config], Any]) -> tuple[list[Walked], Config, Any] | None:
+        """The shortest clean walk from `source` to a configuration where `goal` is truthy.
+
+        Returns the steps, the configuration reached and what `goal` said
+        there, or None when no configuration reachable from `source`
+        satisfies it. Breadth-first in exploration order, so the answer is
+        the same on every run.
+        """
+        parent: dict[Config, tuple[Config, Walked] | None] = {source: None}
+        queue = deque([source])
+        while queue:
+            config = queue.popleft()
+            found = goal(config)
+            if found:
+                steps: list[Walked] = []
+                at = config
+                while parent[at] is not None:
+                    at, step = parent[at]  # type: ignore[misc]
+                    steps.append(step)
+                return steps[::-1], config, found
+            for step in self.clean_steps(config):
+                if step.target not in parent:
+                    parent[step.target] = (config, step)
+                    queue.append(step.target)
+        return None
+
+    def firing(self, source: Config, rows: Container[int]) -> list[Walked] | None:
+        """The shortest clean walk from `source` whose last step fires one of `rows`, or None.
+
+        With `source` the initial configuration and one row, this is the
+        shortest trace that fires that row (a witness).
+        """
+
+        def fires(config: Config) -> Walked | None:
+            return next((step for step in self.clean_steps(config) if step.row in rows), None)
+
+        found = self.walk(source, fires)
+        return None if found is None else found[0] + [found[2]]
 
     def steps_to(self, config: Config, clean: bool = True) -> list[tuple[str, bool]]:
         """The (event, choice) steps of a shortest way from the initial configuration to `config`.

@@ -1,0 +1,170 @@
+"""Conformance vectors: a few long traces that fire every reachable row and refuse every `invalid` one.
+
+The traces are planned on the proof's configuration graph. A tour starts
+from the initial configuration and walks, along steps that break no rule, to
+the nearest row no trace has fired yet, again and again, until no unfired
+row can be reached from where it stands (rows that end the session come
+last, since nothing follows them). It then ends in a refusal: the nearest
+`invalid` row not yet refused, or, once the session has ended, one event
+after `session_end`. Refusals no tour could take get a short trace of their
+own. Each planned trace is made concrete (times, ids, speech starts) and
+replayed, so what a vector claims to fire is what the table does with it.
+Everything is in a fixed order: two runs plan the same traces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .machine import INVALID, Machine
+from .proof import Exploration, explore
+from .replayer import ReplayResult, machine_for, replay
+from .semantics import EVENTS, Config
+from .spec import Spec
+from .trace import concretize, from_dicts
+
+AFTER_END = "after_session_end"
+# A late send result is the seed's example of an event after the session ended.
+LATE_EVENT = "send_ok"
+
+
+@dataclass(frozen=True)
+class Vector:
+    """One trace of the suite and what the table does with it."""
+
+    name: str
+    trace: tuple[dict[str, Any], ...]
+    result: ReplayResult  # its replay; expected.json is this document
+    refused_row: int | None  # the `invalid` row its last event is refused by, if any
+
+    @property
+    def rows(self) -> tuple[int, ...]:
+        """Lines of the rows the trace fires, each once, in line order."""
+        return tuple(sorted({step["row"] for step in self.result.steps or ()}))
+
+    @property
+    def refusal(self) -> dict[str, Any] | None:
+        """How the trace ends in a refusal: its index, kind, and the `invalid` row (or null)."""
+        error = self.result.error
+        if error is None:
+            return None
+        return {"index": error.index, "kind": error.kind, "row": self.refused_row}
+
+    def manifest_entry(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "trace": f"{self.name}.jsonl",
+            "expected": f"{self.name}.expected.json",
+            "events": len(self.trace),
+            "rows": list(self.rows),
+            "refusal": self.refusal,
+        }
+
+
+@dataclass(frozen=True)
+class Suite:
+    """The vectors for one spec, and the rows they were planned to cover."""
+
+    spec: str
+    vectors: tuple[Vector, ...]
+    reachable: tuple[int, ...]  # lines of the rows the proof finds reachable
+    refusable: tuple[int, ...]  # lines of the `invalid` rows some reachable configuration refuses
+
+    def manifest(self, sha256: str, version: str) -> dict[str, Any]:
+        """manifest.json: every trace with the rows it fires, the spec's path and digest, gapstate's version."""
+        return {
+            "gapstate": version,
+            "spec": {"path": self.spec, "sha256": sha256},
+            "traces": [vector.manifest_entry() for vector in self.vectors],
+            "reachable_rows": list(self.reachable),
+            "refused_rows": list(self.refusable),
+        }
+
+
+def build(spec: Spec) -> Suite:
+    """The suite for a steppable spec (machine_for raises GapstateError otherwise)."""
+    machine = machine_for(spec)
+    exploration = explore(machine)
+    ending = {row.line for row in spec.table.rows if row.event == "session_end"}
+    reachable = tuple(sorted(exploration.fired))
+    refusable = _refusable(machine, exploration)
+    counts = {"tour": 0, "refuse": 0}
+    vectors = []
+    for kind, plan, refused in _plan(machine, exploration, set(reachable), ending, set(refusable)):
+        counts[kind] += 1
+        trace = tuple(concretize(plan))
+        vectors.append(Vector(f"{kind}-{counts[kind]:02d}", trace, replay(spec, from_dicts(trace)), refused))
+    return Suite(spec.path, tuple(vectors), reachable, tuple(sorted(refusable)))
+
+
+Plan = list[tuple[str, bool]]  # abstract steps: (event, value of its chosen guard)
+
+
+def _plan(
+    machine: Machine, exploration: Exploration, unfired: set[int], ending: set[int], refusable: set[int]
+) -> list[tuple[str, Plan, int | None]]:
+    """The traces as (kind, abstract steps, refused row): tours first, then the refusals left over."""
+    plans: list[tuple[str, Plan, int | None]] = []
+    left: set[int | str] = set(refusable) | {AFTER_END}
+    while unfired:
+        config, steps = exploration.initial, []
+        while True:
+            walk = exploration.firing(config, unfired - ending) or exploration.firing(config, unfired)
+            if walk is None:
+                break
+            steps += [(s.event, s.choice) for s in walk]
+            unfired -= {s.row for s in walk}
+            config = walk[-1].target
+        if not steps:
+            break  # what is left cannot be reached along steps that break no rule
+        tail, refused = _refusal(machine, exploration, config, left) or ([], None)
+        plans.append(("tour", steps + tail, refused if isinstance(refused, int) else None))
+    while left:
+        found = _refusal(machine, exploration, exploration.initial, left)
+        if found is None:
+            break
+        plans.append(("refuse", found[0], found[1] if isinstance(found[1], int) else None))
+    return plans
+
+
+def _refusal(
+    machine: Machine, exploration: Exploration, source: Config, left: set[int | str]
+) -> tuple[Plan, int | str] | None:
+    """The steps from `source` to the nearest refusal still `left`, ending in the refused event.
+
+    An `invalid` row comes before the event after `session_end`, which a
+    tour can always add once its session has ended. The refusal taken is
+    removed from `left`.
+    """
+
+    def refused(config: Config) -> tuple[int, tuple[str, bool]] | None:
+        return next(((row, (event, choice)) for event, choice, row in _invalid_here(machine, config) if row in left), None)
+
+    found = exploration.walk(source, refused)
+    if found is not None:
+        walk, _, (row, last) = found
+        left.discard(row)
+        return [(s.event, s.choice) for s in walk] + [last], row
+    if AFTER_END not in left:
+        return None
+    ended = exploration.walk(source, lambda config: config.ended)
+    if ended is None:
+        return None
+    left.discard(AFTER_END)
+    return [(s.event, s.choice) for s in ended[0]] + [(LATE_EVENT, False)], AFTER_END
+
+
+def _invalid_here(machine: Machine, config: Config) -> list[tuple[str, bool, int]]:
+    """The (event, choice, row line) that the table refuses as `invalid` in `config`."""
+    out = []
+    for event in EVENTS:
+        for choice in machine.choices(config, event):
+            outcome = machine.step(config, event, choice)
+            if outcome.status == INVALID:
+                out.append((event, choice, outcome.row.line))
+    return out
+
+
+def _refusable(machine: Machine, exploration: Exploration) -> set[int]:
+    return {row for config in exploration.graph for _, _, row in _invalid_here(machine, config)}
