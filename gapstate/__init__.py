@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the real types, without importing the modules at run time
     SpecArgument = Spec | str | Path | None
 
 __version__ = "0.1.0"
-__all__ = ["GapstateError", "check", "classify", "load_spec", "replay"]
+__all__ = ["GapstateError", "check", "classify", "conform", "load_spec", "replay"]
 
 
 def load_spec(path_or_text: str | Path | None = None) -> Spec:
@@ -67,3 +67,30 @@ def classify(report: dict[str, Any]) -> ClassifyResult:
     from .classifier import classify as judge
 
     return judge(report)
+
+
+def conform(
+    implementation: Any,
+    spec: Any = None,
+    *,
+    vectors: str | Path | None = None,
+    examples: int = 200,
+    seed: int = 0,
+) -> Any:
+    """Check an implementation that lives in Python against the table: returns a ConformResult.
+
+    `implementation` has `reset()` (start a fresh session; its return value
+    is ignored) and `step(event) -> dict`, answering each event (a dict in
+    the trace format, `t` always present) as the line protocol does:
+    `{"state", "actions"}` (optionally `"counters"`, `"debt_owed"`) or
+    `{"refused": "invalid_event" | "after_session_end"}`. The vectors (the
+    built-in suite, or a folder written by `gapstate vectors`) run first,
+    then `examples` generated traces; the first divergence is shrunk.
+    `result.ok`, `result.divergence`, `result.to_dict()` (the JSON of
+    `gapstate conform`), `result.report()` (its text). An answer outside
+    the protocol raises GapstateError; an exception in `step` propagates.
+    """
+    from .conformance import conform as run
+    from .vectors import load
+
+    return run(_spec(spec), implementation, load(vectors) if vectors is not None else None, examples, seed)

@@ -177,6 +177,12 @@ class ConformResult:
             "divergence": self.divergence.to_dict() if self.divergence else None,
         }
 
+    def report(self) -> str:
+        """The text `gapstate conform` prints, for an assertion message."""
+        from .render import conform_text
+
+        return conform_text(self)
+
     def __getitem__(self, key: str) -> Any:
         return self.to_dict()[key]
 

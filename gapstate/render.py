@@ -358,3 +358,33 @@ def explain_text(said: Any) -> str:
         lines.append(f"shortest trace that {ends} ({len(said.trace)} event{'s' if len(said.trace) != 1 else ''}):")
         lines.extend(f"  {event}" for event in trace_lines(said.trace))
     return "\n".join(lines)
+
+
+# conform -------------------------------------------------------------------
+
+
+def conform_text(result: Any) -> str:
+    """The shrunk diverging trace as paste-ready JSON Lines, expected against actual at its last event, the counts."""
+    lines: list[str] = []
+    found = result.divergence
+    if found is not None:
+        origin = "a generated trace" if found.source == "generated" else f"vector {found.source}"
+        lines.append(
+            f"diverges at event {found.index} ({found.trace[-1]['event']}); trace from {origin}, "
+            f"shrunk from {found.shrunk_from} to {len(found.trace)} events, for `gapstate replay`:"
+        )
+        lines.extend(trace_lines(found.trace))
+        row = f"  (row at line {found.row})" if found.row is not None else ""
+        lines.append(f"  expected: {json.dumps(found.expected)}{row}")
+        lines.append(f"  actual:   {json.dumps(found.actual)}")
+        lines.append(f"  differs in: {', '.join(found.fields)}")
+    verdict = "conforms" if result.ok else "diverges"
+    lines.append(
+        f"gapstate conform: {result.spec}: seed {result.seed}: {_count(result.vectors, 'vector')}, "
+        f"{_count(result.traces, 'generated trace')}, {_count(result.events, 'event')}: {verdict}"
+    )
+    return "\n".join(lines)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -15,8 +15,10 @@ Everything is in a fixed order: two runs plan the same traces.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from .errors import GapstateError
 from .machine import INVALID, Machine
 from .proof import Exploration, explore
 from .replayer import ReplayResult, machine_for, replay
@@ -24,6 +26,7 @@ from .semantics import EVENTS, Config
 from .spec import Spec
 from .trace import concretize, from_dicts
 
+MANIFEST = "manifest.json"
 AFTER_END = "after_session_end"
 # A late send result is the seed's example of an event after the session ended.
 LATE_EVENT = "send_ok"
@@ -168,3 +171,48 @@ def _invalid_here(machine: Machine, config: Config) -> list[tuple[str, bool, int
 
 def _refusable(machine: Machine, exploration: Exploration) -> set[int]:
     return {row for config in exploration.graph for _, _, row in _invalid_here(machine, config)}
+
+
+def load(folder: str | Path) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The traces of a vectors folder written by `gapstate vectors` (or any folder of `*.jsonl` traces).
+
+    With a manifest.json, its traces in its order; without one, every
+    `NAME.jsonl` in name order. A missing folder, an unreadable manifest or
+    a malformed trace raises GapstateError naming the file (and line).
+    """
+    import json
+
+    from .source import read_text
+    from .trace import read_trace
+
+    base = Path(folder)
+    if not base.is_dir():
+        raise GapstateError("no such folder" if not base.exists() else "is not a folder", file=str(folder))
+    manifest = base / MANIFEST
+    if manifest.exists():
+        text = read_text(manifest)
+        try:
+            names = [entry["trace"] for entry in json.loads(text)["traces"]]
+        except json.JSONDecodeError as error:
+            raise GapstateError(f"not valid JSON: {error.msg}", str(manifest), error.lineno, error.colno) from None
+        except (KeyError, TypeError):
+            raise GapstateError("expected {\"traces\": [{\"trace\": FILE, ...}, ...]}", str(manifest), 1, 1) from None
+    else:
+        names = sorted(path.name for path in base.glob("*.jsonl"))
+    if not names:
+        raise GapstateError("holds no traces (NAME.jsonl)", file=str(folder))
+    vectors = []
+    for name in names:
+        events = read_trace(base / name)
+        trace = [_as_dict(item) for item in events]
+        vectors.append((name.removesuffix(".jsonl"), trace))
+    return vectors
+
+
+def _as_dict(item: Any) -> dict[str, Any]:
+    event: dict[str, Any] = {"event": item.event, "t": item.t}
+    for key in ("id", "speech_start"):
+        value = getattr(item, key)
+        if isinstance(value, (str, int)):
+            event[key] = value
+    return event

@@ -76,3 +76,16 @@ def write_trace(tmp_path: Path, *lines: str) -> Path:
 def replay(path: Path | str, *args: str) -> Result:
     """`gapstate replay PATH ARGS`, in process."""
     return CliRunner().invoke(main, ["replay", str(path), *args])
+
+
+ROOM_LOOP = ROOT / "examples" / "room_loop.py"
+
+
+def room_loop_module():
+    """examples/room_loop.py, imported as a module (it is a script, not part of the package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("room_loop", ROOM_LOOP)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

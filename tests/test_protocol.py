@@ -1,0 +1,114 @@
+"""The line protocol's transport: a child process that is always ended and can never hang gapstate."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import pytest
+
+import gapstate
+from gapstate.conformance import Untestable, conform
+from gapstate.protocol import Child
+
+from .support import ROOM_LOOP
+
+PY = sys.executable
+
+
+def script(source: str) -> list[str]:
+    return [PY, "-c", source]
+
+
+ECHO_OBJECT = 'import sys\nfor line in sys.stdin:\n    print("{}", flush=True)\n'
+
+
+def test_the_room_loop_conforms_over_the_protocol():
+    with Child([PY, str(ROOM_LOOP)], timeout=10) as child:
+        result = conform(gapstate.load_spec(), child, examples=20)
+    assert result.ok, result.report()
+    assert child.process.returncode is not None
+
+
+def test_a_bug_switched_on_in_the_environment_is_found_over_the_protocol(monkeypatch):
+    monkeypatch.setenv("ROOM_LOOP_BUG", "settle_without_post_send")
+    with Child([PY, str(ROOM_LOOP)], timeout=10) as child:
+        result = conform(gapstate.load_spec(), child, examples=40)
+    assert not result.ok
+    assert result.divergence.actual["actions"] == ["settle"]
+    assert len(result.divergence.trace) <= 5
+
+
+@pytest.mark.parametrize(
+    "command, message",
+    [
+        (["/nonexistent/adapter"], "cannot start"),
+        (script("import sys\nfor line in sys.stdin:\n    print('hello', flush=True)\n"), "is not JSON"),
+        (script("import sys\nfor line in sys.stdin:\n    print('[1, 2]', flush=True)\n"), "must be a JSON object"),
+        (script("import sys\nsys.stderr.write('adapter broke: no config\\n')\nsys.exit(3)\n"), "adapter broke: no config"),
+        (script("import time\ntime.sleep(60)\n"), "no answer to {\"reset\": true} within 0.5 s"),
+        (script("import sys\nsys.stdin.readline()\nprint('{}', flush=True)\nimport time\ntime.sleep(60)\n"), "no answer to {\"event\""),
+    ],
+    ids=["cannot-start", "not-json", "not-an-object", "exits-early", "silent", "stops-answering"],
+)
+def test_an_untestable_implementation_says_why_and_is_ended(command, message):
+    with pytest.raises(Untestable) as caught:
+        with Child(command, timeout=0.5) as child:
+            conform(gapstate.load_spec(), child, examples=1)
+    assert message in str(caught.value)
+    if command[0] != "/nonexistent/adapter":
+        assert child.process.returncode is not None
+
+
+def test_an_early_exit_reports_its_status_and_stderr_tail():
+    command = script("import sys\nsys.stdin.readline()\nprint('{}', flush=True)\nsys.stderr.write('x' * 9000 + 'END')\nsys.exit(4)\n")
+    with pytest.raises(Untestable) as caught:
+        with Child(command, timeout=5) as child:
+            conform(gapstate.load_spec(), child, examples=1)
+    text = str(caught.value)
+    assert "exited (status 4)" in text and text.endswith("END") and len(text) < 4500
+
+
+def test_a_failure_is_sticky_and_costs_no_more_waiting():
+    child = Child(script("import time\ntime.sleep(60)\n"), timeout=0.3)
+    with pytest.raises(Untestable):
+        child.reset()
+    with pytest.raises(Untestable, match="within 0.3 s"):
+        child.step({"event": "loss_silent", "t": 0})
+    child.close()
+
+
+def test_the_whole_process_group_is_ended(tmp_path):
+    pidfile = tmp_path / "pid"
+    command = ["sh", "-c", f"sleep 60 & echo $! > {pidfile}; exec {PY} -c '{ECHO_OBJECT}'"]
+    with Child(command, timeout=5) as child:
+        child.reset()
+    grandchild = int(pidfile.read_text())
+    for _ in range(200):  # SIGKILL is delivered at once, but the kernel takes a moment to end it
+        if not _alive(grandchild):
+            break
+        time.sleep(0.01)
+    assert not _alive(grandchild)
+
+
+def test_a_child_that_never_reads_its_input_cannot_block_the_writer():
+    # it answers the reset, then neither reads nor answers: the pipe fills, the deadline still holds
+    child = Child(script("import sys, time\nsys.stdin.readline()\nprint('{}', flush=True)\ntime.sleep(60)\n"), timeout=0.5)
+    child.reset()
+    with pytest.raises(Untestable, match="within 0.5 s"):
+        child.step({"event": "loss_voiced", "t": 0, "id": "x" * 200_000})
+    child.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is dead for our purpose; reading its state tells them apart
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ")[1][0] != "Z"
+    except OSError:
+        return False

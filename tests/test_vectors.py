@@ -1,0 +1,79 @@
+"""gapstate vectors: few long traces that fire every reachable row and refuse every invalid one."""
+
+from __future__ import annotations
+
+import gapstate
+from gapstate import vectors
+from gapstate.spec import parse_spec
+
+from .support import SPEC_TEXT, variant
+
+
+def test_the_vectors_fire_every_row_that_is_neither_invalid_nor_allowed_unreachable():
+    spec = gapstate.load_spec()
+    suite = vectors.build(spec)
+    table = spec.table
+    allowed = {r.line for r in table.rows for a in table.allowances if a.names(r)}
+    expected = {r.line for r in table.rows if not r.invalid and r.line not in allowed}
+    fired = {line for vector in suite.vectors for line in vector.rows}
+    assert fired == expected == set(suite.reachable)
+
+
+def test_there_are_at_most_half_as_many_traces_as_reachable_rows():
+    suite = vectors.build(gapstate.load_spec())
+    assert len(suite.vectors) <= len(suite.reachable) // 2
+
+
+def test_every_invalid_row_is_refused_by_the_last_event_of_some_trace():
+    spec = gapstate.load_spec()
+    suite = vectors.build(spec)
+    refused = set()
+    for vector in suite.vectors:
+        error = vector.result.error
+        if error is not None:
+            assert error.index == len(vector.trace) - 1  # the refusal ends the trace
+            if error.kind == "invalid_event":
+                refused.add(vector.refused_row)
+    assert refused == {r.line for r in spec.table.rows if r.invalid}
+
+
+def test_some_trace_sends_an_event_after_session_end():
+    suite = vectors.build(gapstate.load_spec())
+    ends = [v for v in suite.vectors if v.result.error and v.result.error.kind == "after_session_end"]
+    assert ends
+    trace = ends[0].trace
+    assert [e["event"] for e in trace].index("session_end") == len(trace) - 2
+
+
+def test_each_vector_replays_to_its_recorded_result_and_carries_t_on_every_event():
+    spec = gapstate.load_spec()
+    for vector in vectors.build(spec).vectors:
+        assert all("t" in event for event in vector.trace)
+        assert gapstate.replay(spec, list(vector.trace)).to_dict() == vector.result.to_dict()
+
+
+def test_two_builds_plan_the_same_traces_and_manifest():
+    first, second = (vectors.build(gapstate.load_spec()) for _ in range(2))
+    assert [v.trace for v in first.vectors] == [v.trace for v in second.vectors]
+    assert first.manifest("x", "1") == second.manifest("x", "1")
+
+
+def test_the_manifest_lists_each_trace_with_its_rows_and_the_spec():
+    suite = vectors.build(gapstate.load_spec())
+    manifest = suite.manifest("abc", "9.9")
+    assert manifest["gapstate"] == "9.9"
+    assert manifest["spec"] == {"path": suite.spec, "sha256": "abc"}
+    names = [entry["name"] for entry in manifest["traces"]]
+    assert len(set(names)) == len(names) == len(suite.vectors)
+    first = manifest["traces"][0]
+    assert first["trace"] == f"{first['name']}.jsonl" and first["expected"] == f"{first['name']}.expected.json"
+    assert first["rows"] == sorted({step["row"] for step in suite.vectors[0].result.steps})
+
+
+def test_a_table_with_other_caps_gets_its_own_cover():
+    text = variant("@cap session_requests 3", "@cap session_requests 1", SPEC_TEXT)
+    spec = parse_spec(text, "one-request.md")
+    suite = vectors.build(spec)
+    fired = {line for vector in suite.vectors for line in vector.rows}
+    assert fired == set(suite.reachable)
+    assert len(suite.vectors) <= max(1, len(suite.reachable) // 2)
