@@ -1,0 +1,92 @@
+"""How many events per second `gapstate conform` gets through, against examples/room_loop.py.
+
+The protocol round trip is the expected cost of a conform run, so this
+measures, in one run:
+
+- the bare round trip: one child, events sent and answered one at a time,
+  nothing compared (the ceiling for any conform run over a pipe);
+- the vectors alone through the protocol, compared with the table;
+- a whole run through the protocol: vectors plus N generated traces
+  (default 500), the way `gapstate conform --examples N` does it;
+- the same whole run in process (`gapstate.conform` on the RoomLoop object),
+  which leaves out the pipe and shows what generating traces costs;
+- `gapstate conform --examples N -- python examples/room_loop.py` as a whole
+  command, start-up and all.
+
+    python bench/conform_speed.py [examples] [round-trip events]
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import gapstate
+from gapstate.conformance import conform
+from gapstate.protocol import Child
+from gapstate.vectors import build
+
+EXAMPLES = int(sys.argv[1]) if len(sys.argv) > 1 else 500
+ROUND_TRIPS = int(sys.argv[2]) if len(sys.argv) > 2 else 20_000
+ROOM_LOOP = Path(__file__).resolve().parent.parent / "examples" / "room_loop.py"
+COMMAND = [sys.executable, str(ROOM_LOOP)]
+
+
+def round_trips(count: int) -> float:
+    """Events per second for bare sends and answers, nothing compared."""
+    with Child(COMMAND) as child:
+        child.reset()
+        event = {"event": "loss_silent", "t": 0}
+        start = time.perf_counter()
+        for _ in range(count):
+            child.step(event)
+        return count / (time.perf_counter() - start)
+
+
+def timed(run) -> tuple[float, int]:
+    start = time.perf_counter()
+    result = run()
+    return time.perf_counter() - start, result.events
+
+
+def main() -> None:
+    spec = gapstate.load_spec()
+    suite = [(v.name, v.trace) for v in build(spec).vectors]
+    spec_module = importlib.util.spec_from_file_location("room_loop", ROOM_LOOP)
+    room_loop = importlib.util.module_from_spec(spec_module)
+    spec_module.loader.exec_module(room_loop)
+
+    bare = statistics.median(round_trips(ROUND_TRIPS) for _ in range(3))
+
+    def over_pipe(examples: int) -> tuple[float, int]:
+        with Child(COMMAND) as child:
+            child.reset()  # the child is up: its start-up is not part of the rate
+            return timed(lambda: conform(spec, child, suite, examples=examples, seed=0))
+
+    vec_time, vec_events = min(over_pipe(0) for _ in range(3))
+    pipe_time, pipe_events = over_pipe(EXAMPLES)
+    proc_time, proc_events = timed(lambda: conform(spec, room_loop.RoomLoop(bug=""), suite, examples=EXAMPLES, seed=0))
+
+    command = [sys.executable, "-m", "gapstate", "conform", "--examples", str(EXAMPLES), "--format", "json", "--", *COMMAND]
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True)
+    whole_time = time.perf_counter() - start
+    whole_events = json.loads(done.stdout)["events"] if done.returncode == 0 else 0
+
+    print(f"bare protocol round trip ({ROUND_TRIPS:,} events, median of 3): {bare:10,.0f} events/s")
+    print(f"vectors only, over the pipe ({vec_events} events, best of 3):  {vec_events / vec_time:10,.0f} events/s")
+    print(f"vectors + {EXAMPLES} generated traces, over the pipe:   {pipe_events / pipe_time:10,.0f} events/s"
+          f"  ({pipe_events:,} events in {pipe_time:.2f} s)")
+    print(f"vectors + {EXAMPLES} generated traces, in process:       {proc_events / proc_time:10,.0f} events/s"
+          f"  ({proc_events:,} events in {proc_time:.2f} s)")
+    print(f"gapstate conform --examples {EXAMPLES}, whole command:   {whole_events / whole_time:10,.0f} events/s"
+          f"  ({whole_events:,} events in {whole_time:.2f} s)")
+
+
+if __name__ == "__main__":
+    main()
