@@ -10,7 +10,7 @@ the first trace whose answers part from the table's. It does no I/O itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -220,30 +220,53 @@ class Runner:
         return None
 
     def shrink(self, found: Divergence, budget: int = 3000) -> Divergence:
-        """A shorter trace that still diverges, by deleting runs of events, halving their length down to one.
+        """A simpler trace that still diverges: fewer events, then fewer distinct interval ids.
 
-        Any subsequence of a trace is a trace gapstate can judge (times never
+        Deletes runs of events, halving their length down to one, and gives a
+        loss the id of an earlier one (so a repeated notice can lose the
+        events between). Any such trace is one gapstate can judge (times never
         go back; an event the table now refuses is simply expected refused),
-        so deletion needs no knowledge of the table. Passes repeat until none
+        so this needs no knowledge of the table. Passes repeat until none
         helps; `budget` bounds the runs.
         """
         best = found
         improved = True
         while improved and budget > 0:
             improved = False
-            size = max(1, len(best.trace) // 2)
-            while size >= 1 and budget > 0:
-                start = 0
-                while start + size <= len(best.trace) and budget > 0:
-                    candidate = best.trace[:start] + best.trace[start + size :]
-                    budget -= 1
-                    again = self.run(candidate, best.source) if candidate else None
-                    if again is not None and len(again.trace) < len(best.trace):
-                        best, improved = again, True
-                    else:
-                        start += 1
-                size //= 2
+            for candidate in _simpler(best.trace):
+                if budget <= 0:
+                    break
+                budget -= 1
+                again = self.run(candidate, best.source) if candidate else None
+                if again is not None and _size(again.trace) < _size(best.trace):
+                    best, improved = again, True
+                    break
         return replace(best, source=found.source, shrunk_from=found.shrunk_from)
+
+
+def _simpler(trace: tuple[dict[str, Any], ...]) -> Iterator[tuple[dict[str, Any], ...]]:
+    """Candidates simpler than `trace`: runs of events deleted (longest first), then ids merged."""
+    size = max(1, len(trace) // 2)
+    while size >= 1:
+        for start in range(len(trace) - size + 1):
+            yield trace[:start] + trace[start + size :]
+        size //= 2
+    ids = _ids(trace)
+    for index, event in enumerate(trace):
+        if "id" in event:
+            for other in ids[: ids.index(event["id"])]:
+                yield trace[:index] + ({**event, "id": other},) + trace[index + 1 :]
+
+
+def _ids(trace: Sequence[dict[str, Any]]) -> list[str]:
+    """The interval ids of a trace in order of first appearance."""
+    return list(dict.fromkeys(event["id"] for event in trace if "id" in event))
+
+
+def _size(trace: Sequence[dict[str, Any]]) -> tuple[int, int]:
+    """What shrinking lowers: the events, then how late in the trace's id order each loss's id comes."""
+    ids = _ids(trace)
+    return len(trace), sum(ids.index(event["id"]) for event in trace if "id" in event)
 
 
 # The whole run ----------------------------------------------------------------------

@@ -34,10 +34,10 @@ def test_the_room_loop_conforms_over_the_protocol():
 def test_a_bug_switched_on_in_the_environment_is_found_over_the_protocol(monkeypatch):
     monkeypatch.setenv("ROOM_LOOP_BUG", "settle_without_post_send")
     with Child([PY, str(ROOM_LOOP)], timeout=10) as child:
-        result = conform(gapstate.load_spec(), child, examples=40)
+        result = conform(gapstate.load_spec(), child, examples=10)
     assert not result.ok
     assert result.divergence.actual["actions"] == ["settle"]
-    assert len(result.divergence.trace) <= 5
+    assert len(result.divergence.trace) == 4
 
 
 @pytest.mark.parametrize(
