@@ -103,7 +103,7 @@ def protocol_problem(answer: Any) -> str | None:
     if not isinstance(answer.get("state"), str):
         return "'state' must be a string" if "state" in answer else "missing 'state' (or 'refused')"
     actions = answer.get("actions")
-    if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+    if not isinstance(actions, (list, tuple)) or not all(isinstance(a, str) for a in actions):
         return "'actions' must be a list of strings" if "actions" in answer else "missing 'actions'"
     if "counters" in answer:
         given = answer["counters"]
@@ -128,7 +128,8 @@ def differences(expected: dict[str, Any], actual: dict[str, Any]) -> tuple[str, 
     """
     if "refused" in expected or "refused" in actual:
         return () if expected.get("refused") == actual.get("refused") else ("refused",)
-    fields = [name for name in ("state", "actions") if expected[name] != actual[name]]
+    fields = ["state"] if expected["state"] != actual["state"] else []
+    fields += ["actions"] if expected["actions"] != list(actual["actions"]) else []  # a tuple, in process
     fields += [name for name in ("counters", "debt_owed") if name in actual and expected[name] != actual[name]]
     return tuple(fields)
 
@@ -291,9 +292,9 @@ def conform(
     machine = machine_for(spec)
     runner = Runner(machine, implementation)
     if vectors is None:
-        from .vectors import build
+        from .vectors import builtin
 
-        vectors = [(vector.name, vector.trace) for vector in build(spec).vectors]
+        vectors = builtin(spec)
     count = 0
     first: Divergence | None = None
     for name, trace in vectors:

@@ -101,6 +101,11 @@ def build(spec: Spec) -> Suite:
     return Suite(spec.path, tuple(vectors), reachable, tuple(sorted(refusable)))
 
 
+def builtin(spec: Spec) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The suite's traces by name, as `load` gives a folder's: what conform runs without --vectors."""
+    return [(vector.name, list(vector.trace)) for vector in build(spec).vectors]
+
+
 Plan = list[tuple[str, bool]]  # abstract steps: (event, value of its chosen guard)
 
 
