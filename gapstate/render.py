@@ -370,8 +370,8 @@ def conform_text(result: Any) -> str:
     if found is not None:
         origin = "a generated trace" if found.source == "generated" else f"vector {found.source}"
         lines.append(
-            f"diverges at event {found.index} ({found.trace[-1]['event']}); trace from {origin}, "
-            f"shrunk from {found.shrunk_from} to {len(found.trace)} events, for `gapstate replay`:"
+            f"diverges at event {found.index} ({found.trace[-1]['event']}), found in {origin} of "
+            f"{_count(found.shrunk_from, 'event')} and shrunk to {len(found.trace)}; the trace, for `gapstate replay`:"
         )
         lines.extend(trace_lines(found.trace))
         row = f"  (row at line {found.row})" if found.row is not None else ""
