@@ -207,7 +207,10 @@ class RoomLoop:
 
 def main() -> None:
     """The line protocol: one JSON object a line in, one answer a line out."""
-    loop = RoomLoop()
+    try:
+        loop = RoomLoop()
+    except ValueError as error:
+        sys.exit(f"room_loop.py: {error}")  # conform shows this, the end of our stderr, and exits 2
     for line in sys.stdin:
         if not line.strip():
             continue
