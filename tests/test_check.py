@@ -572,3 +572,32 @@ def test_a_copy_with_another_outcome_is_still_one_finding_against_the_first():
     text = variant(row, row + "\nCLEAR | busy_end | - | OPEN | open_gap\nCLEAR | busy_end | - | = | note_trim")
     first = text.splitlines().index(row) + 1
     assert [f.to_dict()["rows"] for f in check_text(text).findings if f.kind == "ambiguous"] == [[first, first + 1], [first, first + 2]]
+
+
+# walks on the configuration graph ----------------------------------------------
+
+
+def _exploration():
+    from gapstate.proof import explore
+    from gapstate.replayer import machine_for
+
+    return explore(machine_for(gapstate.load_spec()))
+
+
+def test_the_shortest_walk_to_a_row_ends_on_that_row():
+    exploration = _exploration()
+    line = line_of(SPEC_TEXT, "OPEN | floor_released | busy | DUE | defer_no_interrupt")
+    walk = exploration.firing(exploration.initial, {line})
+    assert [(s.event, s.row == line) for s in walk] == [("loss_voiced", False), ("busy_start", False), ("floor_released", True)]
+    assert walk[-1].target.state == "DUE"
+
+
+def test_a_walk_starts_where_it_is_told_and_finds_nothing_past_the_end():
+    exploration = _exploration()
+    settle = line_of(SPEC_TEXT, "REQUESTED | evidence_turn | post_send | CLEAR | settle")
+    walk = exploration.firing(exploration.initial, {settle})
+    requested = walk[-2].target  # one step before settling
+    assert requested.state == "REQUESTED"
+    assert [s.row for s in exploration.firing(requested, {settle})] == [settle]
+    ended = exploration.walk(exploration.initial, lambda config: config.ended)[1]
+    assert exploration.firing(ended, {settle}) is None
