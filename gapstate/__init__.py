@@ -16,6 +16,7 @@ from .errors import GapstateError
 
 if TYPE_CHECKING:  # the real types, without importing the modules at run time
     from .classifier import ClassifyResult
+    from .conformance import ConformResult, Implementation
     from .proof import CheckResult
     from .replayer import ReplayResult
     from .spec import Spec
@@ -70,13 +71,13 @@ def classify(report: dict[str, Any]) -> ClassifyResult:
 
 
 def conform(
-    implementation: Any,
-    spec: Any = None,
+    implementation: Implementation,
+    spec: SpecArgument = None,
     *,
     vectors: str | Path | None = None,
     examples: int = 200,
     seed: int = 0,
-) -> Any:
+) -> ConformResult:
     """Check an implementation that lives in Python against the table: returns a ConformResult.
 
     `implementation` has `reset()` (start a fresh session; its return value
@@ -91,6 +92,7 @@ def conform(
     the protocol raises GapstateError; an exception in `step` propagates.
     """
     from .conformance import conform as run
+    from .spec import resolve
     from .vectors import load
 
-    return run(_spec(spec), implementation, load(vectors) if vectors is not None else None, examples, seed)
+    return run(resolve(spec), implementation, load(vectors) if vectors is not None else None, examples, seed)

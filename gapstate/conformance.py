@@ -15,9 +15,10 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from .errors import GapstateError
-from .machine import ENDED, OK, Machine
+from .machine import Machine, Status
 from .replayer import Session, counters, machine_for
 from .spec import Spec
+from .trace import Event
 
 REFUSALS = ("invalid_event", "after_session_end")
 _STEP_KEYS = frozenset({"state", "actions", "counters", "debt_owed"})
@@ -39,18 +40,6 @@ class Untestable(GapstateError):
 # The table's side ------------------------------------------------------------
 
 
-class _Event:
-    """An event as the interpreter reads it (attributes, not keys)."""
-
-    __slots__ = ("event", "t", "id", "speech_start")
-
-    def __init__(self, item: dict[str, Any]):
-        self.event = item["event"]
-        self.t = item["t"]
-        self.id = item.get("id")
-        self.speech_start = item.get("speech_start")
-
-
 def wire(trace: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """The events as the protocol sends them: the trace format with `t` always present."""
     out = []
@@ -70,9 +59,9 @@ def table_answer(session: Session, event: dict[str, Any]) -> tuple[dict[str, Any
 
     Feeds the event to `session`; a refused event leaves it as it was.
     """
-    outcome = session.feed(_Event(event))
+    outcome = session.feed(Event(**event))
     row = outcome.row.line if outcome.row is not None else None
-    if outcome.status == OK:
+    if outcome.status is Status.OK:
         config = outcome.config
         answer = {
             "state": config.state,
@@ -81,7 +70,7 @@ def table_answer(session: Session, event: dict[str, Any]) -> tuple[dict[str, Any
             "debt_owed": config.debt_owed,
         }
         return answer, row
-    return {"refused": "after_session_end" if outcome.status == ENDED else "invalid_event"}, row
+    return {"refused": "after_session_end" if outcome.status is Status.ENDED else "invalid_event"}, row
 
 
 # The implementation's side -----------------------------------------------------

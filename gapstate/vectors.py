@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from .errors import GapstateError
-from .machine import INVALID, Machine
-from .proof import Exploration, explore
+from .machine import Machine, Status
+from .proof import Exploration, concretize, explore
 from .replayer import ReplayResult, machine_for, replay
 from .semantics import EVENTS, Config
 from .spec import Spec
-from .trace import concretize, from_dicts
+from .trace import from_dicts
 
 MANIFEST = "manifest.json"
 AFTER_END = "after_session_end"
@@ -44,7 +44,7 @@ class Vector:
     @property
     def rows(self) -> tuple[int, ...]:
         """Lines of the rows the trace fires, each once, in line order."""
-        return tuple(sorted({step["row"] for step in self.result.steps or ()}))
+        return tuple(sorted({step.row for step in self.result.steps or ()}))
 
     @property
     def refusal(self) -> dict[str, Any] | None:
@@ -169,7 +169,7 @@ def _invalid_here(machine: Machine, config: Config) -> list[tuple[str, bool, int
     for event in EVENTS:
         for choice in machine.choices(config, event):
             outcome = machine.step(config, event, choice)
-            if outcome.status == INVALID:
+            if outcome.status is Status.REFUSED:
                 out.append((event, choice, outcome.row.line))
     return out
 

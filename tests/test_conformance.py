@@ -107,7 +107,7 @@ def test_each_deliberate_bug_is_found_with_a_short_trace_the_table_replays(bug):
     if "refused" in found.expected:
         assert replayed.error.index == found.index and replayed.error.kind == found.expected["refused"]
     else:
-        last = replayed.steps[-1]
+        last = replayed.steps[-1].to_dict()
         assert (last["to"], last["actions"], last["counters"]) == (
             found.expected["state"],
             found.expected["actions"],

@@ -67,7 +67,7 @@ def test_the_manifest_lists_each_trace_with_its_rows_and_the_spec():
     assert len(set(names)) == len(names) == len(suite.vectors)
     first = manifest["traces"][0]
     assert first["trace"] == f"{first['name']}.jsonl" and first["expected"] == f"{first['name']}.expected.json"
-    assert first["rows"] == sorted({step["row"] for step in suite.vectors[0].result.steps})
+    assert first["rows"] == sorted({step.row for step in suite.vectors[0].result.steps})
 
 
 def test_a_table_with_other_caps_gets_its_own_cover():
