@@ -556,6 +556,77 @@ def _update_diagram(path: str, drawn: str) -> None:
     click.echo(f"gapstate graph: {path}: diagram updated", err=True)
 
 
+@main.command()
+@click.argument("outdir", metavar="OUTDIR")
+@SPEC
+@click.option("--force", is_flag=True, help="Replace OUTDIR when it exists and is not empty.")
+@reports_errors
+def vectors(outdir: str, spec_path: str | None, force: bool) -> None:
+    """Write a conformance suite into OUTDIR: traces, their expected replay documents, a manifest.
+
+    The traces fire every reachable row and refuse every invalid one and an
+    event after session_end. Exit 0 when written; 2 when the spec cannot be
+    stepped, or OUTDIR exists and is not empty (without --force).
+    """
+    import hashlib
+
+    from .render import replay_json, to_json, trace_lines
+    from .source import read_bytes, write_folder
+    from .spec import load_spec
+    from .vectors import MANIFEST, build
+
+    spec = load_spec(spec_path)
+    suite = build(spec)
+    digest = hashlib.sha256(read_bytes(spec.path)).hexdigest()  # the bytes of the file the table came from
+    files: dict[str, str] = {}
+    for vector in suite.vectors:
+        files[f"{vector.name}.jsonl"] = "".join(line + "\n" for line in trace_lines(vector.trace))
+        files[f"{vector.name}.expected.json"] = "".join(replay_json(vector.result)) + "\n"  # as `replay --format json` prints it
+    files[MANIFEST] = to_json(suite.manifest(digest, __version__)) + "\n"
+    write_folder(outdir, files, force)
+    events = sum(len(vector.trace) for vector in suite.vectors)
+    click.echo(
+        f"gapstate vectors: {outdir}: {len(suite.vectors)} traces, {events} events: "
+        f"{len(suite.reachable)} reachable rows fired, {len(suite.refusable)} invalid rows refused"
+    )
+
+
+@main.command(context_settings={"allow_interspersed_args": False})
+@SPEC
+@FORMAT
+@click.option("--vectors", "vectors_dir", metavar="DIR", default=None, help="A folder written by `gapstate vectors` (default: the built-in suite).")
+@click.option("--examples", default=200, show_default=True, type=click.IntRange(min=0), help="How many traces to generate after the vectors.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed for the generated traces.")
+@click.option("--timeout", default=5.0, show_default=True, type=click.FloatRange(min=0, min_open=True), help="Seconds to wait for each answer.")
+@click.argument("command", nargs=-1, required=True, metavar="-- COMMAND [ARG...]")
+@reports_errors
+def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, examples: int, seed: int, timeout: float, command: tuple[str, ...]) -> None:
+    """Drive an implementation over the line protocol and compare every answer with the table.
+
+    COMMAND is started once; docs/conformance.md is the protocol. Exit 0 when
+    it conforms, 1 on a divergence (shrunk, printed), 2 when it cannot be
+    tested (cannot start, leaves the protocol, exits early, no answer within
+    --timeout) or the spec or vectors cannot be used.
+    """
+    from .conformance import conform as run
+    from .protocol import Child
+    from .render import conform_text, to_json
+    from .spec import load_spec
+    from .vectors import builtin, load as load_vectors
+
+    spec = load_spec(spec_path)
+    spec.require_steppable()
+    suite = load_vectors(vectors_dir) if vectors_dir is not None else builtin(spec)
+    with Child(command, timeout) as child:  # ends the child (its process group) whatever happens
+        if sys.stderr.isatty():
+            with click.progressbar(length=len(suite) + examples, label="conform", file=sys.stderr) as bar:
+                result = run(spec, child, suite, examples, seed, progress=lambda: bar.update(1))
+        else:
+            result = run(spec, child, suite, examples, seed)
+    click.echo(to_json(result.to_dict()) if fmt == "json" else conform_text(result))
+    sys.exit(0 if result.ok else 1)
+
+
 def entry() -> None:
     """The console script: `main`, minus tracebacks for a closed pipe or Ctrl-C.
 

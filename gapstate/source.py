@@ -1,7 +1,8 @@
-"""Opening the files gapstate reads, with one set of messages for what goes wrong.
+"""Opening the files gapstate reads, and writing what it writes, with one set of messages.
 
 A path of `-` is standard input. Every failure is a GapstateError naming the
-file, and for a byte that is not UTF-8 its line and column.
+file, and for a byte that is not UTF-8 its line and column. A file or a
+folder is written whole or not at all.
 """
 
 from __future__ import annotations
@@ -90,3 +91,60 @@ def write_atomically(path: str | Path, data: bytes) -> None:
     except OSError as error:
         os.unlink(temporary) if os.path.exists(temporary) else None
         raise GapstateError(f"cannot write: {error.strerror}", file=str(path)) from None
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The whole file as bytes."""
+    handle = open_binary(path)
+    try:
+        return handle.read()
+    finally:
+        if handle is not sys.stdin.buffer:
+            handle.close()
+
+
+def write_folder(outdir: str | Path, files: dict[str, str], force: bool) -> None:
+    """Write `files` (name -> text) into a temporary folder beside `outdir`, then rename it into place.
+
+    A failure leaves nothing half-written. An existing `outdir` that is not
+    empty is refused unless `force`; then it is renamed aside, the new one
+    renamed in, and only then is the old one removed.
+    """
+    import os
+    import shutil
+    import tempfile
+
+    name = str(outdir)
+    target = Path(outdir)
+    if target.exists() or target.is_symlink():
+        if not target.is_dir():
+            raise GapstateError("exists and is not a folder", file=name)
+        if any(target.iterdir()) and not force:
+            raise GapstateError("exists and is not empty (--force replaces it)", file=name)
+    parent = target.absolute().parent
+    if not parent.is_dir():
+        raise GapstateError(f"cannot write here: {parent} is not a folder", file=name)
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=parent))
+    except OSError as error:
+        raise GapstateError(f"cannot write here: {error.strerror}", file=name) from None
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        staging.chmod(0o777 & ~mask)  # mkdtemp makes it private; the suite is not
+        for file, text in files.items():
+            (staging / file).write_text(text, encoding="utf-8")
+        if target.exists() and any(target.iterdir()):
+            aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=parent))
+            os.replace(target, aside)  # onto the empty folder mkdtemp made
+            try:
+                os.replace(staging, target)
+            except OSError:
+                os.replace(aside, target)
+                raise
+            shutil.rmtree(aside, ignore_errors=True)
+        else:
+            os.replace(staging, target)  # over an empty folder too
+    except OSError as error:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise GapstateError(f"cannot write: {error.strerror or error}", file=name) from None

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import re
+import sys
+
 import pytest
+from click.testing import CliRunner
 
 import gapstate
+from gapstate.cli import main
 from gapstate import vectors
 from gapstate.conformance import differences, protocol_problem, wire
 
-from .support import room_loop_module
+from .support import ROOM_LOOP, ROOT, room_loop_module
 
 room_loop = room_loop_module()
 STEP = {"state": "OPEN", "actions": ["open_gap", "preserve_debt"], "counters": {"session_requests": 0, "episode_attempts": 0}, "debt_owed": True}
@@ -95,12 +101,24 @@ def test_an_implementation_that_gives_no_counters_or_debt_is_judged_on_state_and
     assert gapstate.conform(Sparse(), examples=10).ok
 
 
+class Tupled(Sparse):
+    """The room loop answering its actions as a tuple, as Python code might."""
+
+    def step(self, event):
+        answer = self.loop.step(event)
+        return {**answer, "actions": tuple(answer["actions"])} if "actions" in answer else answer
+
+
+def test_actions_may_be_a_tuple_in_process():
+    assert gapstate.conform(Tupled(), examples=10).ok
+
+
 @pytest.mark.parametrize("bug", sorted(room_loop.BUGS))
 def test_each_deliberate_bug_is_found_with_a_short_trace_the_table_replays(bug):
-    result = gapstate.conform(room_loop.RoomLoop(bug=bug), examples=60)
+    result = gapstate.conform(room_loop.RoomLoop(bug=bug), examples=20)
     assert not result.ok
     found = result.divergence
-    assert len(found.trace) <= 5, result.report()
+    assert len(found.trace) <= 4, result.report()
     assert found.index == len(found.trace) - 1
     # the expected answer is what the table does with that trace
     replayed = gapstate.replay(gapstate.load_spec(), list(found.trace))
@@ -120,7 +138,7 @@ def test_each_deliberate_bug_is_found_with_a_short_trace_the_table_replays(bug):
 
 def test_the_actual_answer_is_the_implementations_own():
     loop = room_loop.RoomLoop(bug="send_while_busy")
-    found = gapstate.conform(loop, examples=20).divergence
+    found = gapstate.conform(loop, examples=0).divergence
     loop.reset()
     answers = [loop.step(dict(event)) for event in found.trace]
     assert answers[-1] == found.actual
@@ -129,7 +147,7 @@ def test_the_actual_answer_is_the_implementations_own():
 def test_a_divergence_is_found_by_generated_traces_alone_and_shrunk(tmp_path):
     # a vectors folder holding one harmless trace: only generated traces can find the bug
     (tmp_path / "calm.jsonl").write_text('{"event": "loss_silent", "t": 0}\n', encoding="utf-8")
-    result = gapstate.conform(room_loop.RoomLoop(bug="send_while_busy"), vectors=tmp_path, examples=200)
+    result = gapstate.conform(room_loop.RoomLoop(bug="send_while_busy"), vectors=tmp_path, examples=40)
     assert result.vectors == 1 and not result.ok
     assert result.divergence.source == "generated"
     assert [e["event"] for e in result.divergence.trace] == ["loss_voiced", "busy_start", "floor_released"]
@@ -145,3 +163,92 @@ def test_an_answer_that_is_not_a_dict_raises_the_documented_error():
 
     with pytest.raises(gapstate.GapstateError, match="not in the protocol"):
         gapstate.conform(Broken(), examples=1)
+
+
+# the command -----------------------------------------------------------------------
+
+ROOM_LOOP_COMMAND = ["--", sys.executable, str(ROOM_LOOP)]
+
+
+def conform_cli(*args: str, env: dict[str, str] | None = None):
+    return CliRunner(env=env).invoke(main, ["conform", *args])
+
+
+def test_the_command_passes_the_room_loop_and_prints_one_json_document():
+    result = conform_cli("--examples", "15", "--format", "json", *ROOM_LOOP_COMMAND)
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document == {"ok": True, "vectors": 17, "traces": 15, "events": document["events"], "divergence": None}
+    assert document["events"] > 125
+
+
+def test_the_command_prints_a_shrunk_trace_that_pastes_into_replay(tmp_path):
+    result = conform_cli("--examples", "5", *ROOM_LOOP_COMMAND, env={"ROOM_LOOP_BUG": "send_while_busy"})
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    trace = [line for line in lines if line.startswith("{")]
+    assert [json.loads(line)["event"] for line in trace] == ["loss_voiced", "busy_start", "floor_released"]
+    assert "  differs in: state, actions, counters" in lines
+    path = tmp_path / "found.jsonl"
+    path.write_text("\n".join(trace) + "\n", encoding="utf-8")
+    replayed = CliRunner().invoke(main, ["replay", "--format", "json", str(path)])
+    expected = json.loads(next(line for line in lines if line.startswith("  expected: "))[12:].split("  (row")[0])
+    assert json.loads(replayed.stdout)["steps"][-1]["to"] == expected["state"]
+
+
+def test_the_command_runs_a_vectors_folder(tmp_path):
+    assert CliRunner().invoke(main, ["vectors", str(tmp_path / "v")]).exit_code == 0
+    (tmp_path / "v" / "manifest.json").write_text('{"traces": [{"trace": "refuse-01.jsonl"}]}', encoding="utf-8")
+    result = conform_cli("--vectors", str(tmp_path / "v"), "--examples", "0", "--format", "json", *ROOM_LOOP_COMMAND)
+    assert json.loads(result.stdout)["vectors"] == 1 and result.exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--", "/nonexistent/adapter"], "cannot start"),
+        (["--timeout", "0.3", "--", sys.executable, "-c", "import time; time.sleep(30)"], "within 0.3 s"),
+        (["--vectors", "/nonexistent/folder", *ROOM_LOOP_COMMAND], "no such folder"),
+    ],
+)
+def test_what_cannot_be_tested_is_exit_2_with_a_json_error(args, message):
+    result = conform_cli("--format", "json", *args)
+    assert result.exit_code == 2
+    assert message in json.loads(result.stdout)["error"]["message"]
+    assert message in result.stderr
+
+
+def test_the_command_needs_a_command():
+    assert conform_cli().exit_code == 2
+
+
+# docs/conformance.md ------------------------------------------------------------------
+
+
+def test_the_adapter_on_the_docs_page_conforms_when_it_wraps_the_room_loop(tmp_path):
+    page = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
+    adapter = re.search(r"## A minimal adapter.*?```python\n(.*?)```", page, flags=re.S).group(1)
+    (tmp_path / "adapter.py").write_text(adapter, encoding="utf-8")
+    (tmp_path / "my_agent.py").write_text(
+        "import importlib.util\n"
+        f"spec = importlib.util.spec_from_file_location('room_loop', {str(ROOM_LOOP)!r})\n"
+        "room_loop = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(room_loop)\n"
+        "class GapState(room_loop.RoomLoop):\n"
+        "    def handle(self, event):\n"
+        "        return self.step(event)\n",
+        encoding="utf-8",
+    )
+    result = conform_cli("--examples", "10", "--", sys.executable, str(tmp_path / "adapter.py"))
+    assert result.exit_code == 0, result.output
+
+
+def test_the_text_output_on_the_docs_page_is_what_the_command_prints():
+    page = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
+    shown = re.search(r"Text, for people.*?\n\n(.*?)\n\n", page, flags=re.S).group(1)
+    shown = [line[4:] for line in shown.splitlines()]
+    result = conform_cli("--examples", "5", *ROOM_LOOP_COMMAND, env={"ROOM_LOOP_BUG": "send_while_busy"})
+    printed = result.stdout.splitlines()
+    # everything but the counts and the spec's path, which depend on the run and the install
+    assert printed[1:-1] == shown[1:-1]
+    assert printed[0].split(";")[0] == shown[0].split(";")[0]

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
 import gapstate
 from gapstate import vectors
-from gapstate.spec import parse_spec
+from gapstate.cli import main
+from gapstate.spec import bundled_path, parse_spec
 
-from .support import SPEC_TEXT, variant
+from .support import SPEC_PATH, SPEC_TEXT, variant
 
 
 def test_the_vectors_fire_every_row_that_is_neither_invalid_nor_allowed_unreachable():
@@ -77,3 +84,69 @@ def test_a_table_with_other_caps_gets_its_own_cover():
     fired = {line for vector in suite.vectors for line in vector.rows}
     assert fired == set(suite.reachable)
     assert len(suite.vectors) <= max(1, len(suite.reachable) // 2)
+
+
+# the command -------------------------------------------------------------------
+
+
+def vectors_cli(*args: str):
+    return CliRunner().invoke(main, ["vectors", *args])
+
+
+def test_the_command_writes_traces_expected_documents_and_a_manifest(tmp_path):
+    out = tmp_path / "suite"
+    result = vectors_cli(str(out))
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["gapstate"] == gapstate.__version__
+    bundled = Path(bundled_path())
+    assert manifest["spec"] == {"path": str(bundled), "sha256": hashlib.sha256(bundled.read_bytes()).hexdigest()}
+    listed = {entry["trace"] for entry in manifest["traces"]} | {entry["expected"] for entry in manifest["traces"]}
+    assert listed | {"manifest.json"} == {path.name for path in out.iterdir()}
+    for entry in manifest["traces"]:
+        replayed = CliRunner().invoke(main, ["replay", "--format", "json", str(out / entry["trace"])])
+        assert replayed.stdout == (out / entry["expected"]).read_text(encoding="utf-8")
+        assert replayed.exit_code == (0 if entry["refusal"] is None else 1)
+
+
+def test_two_runs_write_byte_identical_folders(tmp_path):
+    for name in ("a", "b"):
+        assert vectors_cli(str(tmp_path / name), "--spec", str(SPEC_PATH)).exit_code == 0
+    files = sorted(path.name for path in (tmp_path / "a").iterdir())
+    assert files == sorted(path.name for path in (tmp_path / "b").iterdir())
+    for name in files:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_a_folder_that_is_not_empty_is_kept_unless_forced(tmp_path):
+    out = tmp_path / "suite"
+    out.mkdir()
+    (out / "mine.txt").write_text("keep me", encoding="utf-8")
+    refused = vectors_cli(str(out))
+    assert refused.exit_code == 2 and "not empty" in refused.stderr
+    assert [p.name for p in out.iterdir()] == ["mine.txt"]
+    forced = vectors_cli(str(out), "--force")
+    assert forced.exit_code == 0
+    assert not (out / "mine.txt").exists() and (out / "manifest.json").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite"]  # nothing left beside it
+
+
+def test_an_empty_folder_is_filled_without_force(tmp_path):
+    out = tmp_path / "suite"
+    out.mkdir()
+    assert vectors_cli(str(out)).exit_code == 0
+    assert (out / "manifest.json").exists()
+
+
+def test_an_unusable_spec_writes_nothing(tmp_path):
+    spec = tmp_path / "broken.md"
+    spec.write_text(variant("CLEAR | busy_end | - | = | noop", "CLEAR | busy_end | - | = | bogus_action"), encoding="utf-8")
+    result = vectors_cli(str(tmp_path / "suite"), "--spec", str(spec))
+    assert result.exit_code == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.md"]
+
+
+def test_a_file_in_the_way_is_unusable(tmp_path):
+    (tmp_path / "suite").write_text("x", encoding="utf-8")
+    result = vectors_cli(str(tmp_path / "suite"), "--force")
+    assert result.exit_code == 2 and "not a folder" in result.stderr
