@@ -154,7 +154,7 @@ def _silence_stdout() -> None:
 @click.group(cls=Gapstate, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "-V", "--version", prog_name="gapstate")
 def main() -> None:
-    """Prove, replay and fuzz the gap-state table; judge continuity reports."""
+    """Prove, replay and fuzz the gap-state table; test implementations of it; judge continuity reports."""
 
 
 @main.command()
