@@ -10,6 +10,7 @@ the first trace whose answers part from the table's. It does no I/O itself.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -103,6 +104,15 @@ def protocol_problem(answer: Any) -> str | None:
     if "debt_owed" in answer and not isinstance(answer["debt_owed"], bool):
         return "'debt_owed' must be true or false"
     return None
+
+
+def _shown(value: Any) -> str:
+    """An answer as the message shows it: its JSON, cut short."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 200 else text[:200] + "..."
 
 
 def _kind(value: Any) -> str:
@@ -201,7 +211,7 @@ class Runner:
             actual = self.implementation.step(dict(event))
             problem = protocol_problem(actual)
             if problem is not None:
-                raise Untestable(f"answer to event {index} ({event['event']}) is not in the protocol: {problem}")
+                raise Untestable(f"the answer to event {index} ({event['event']}) is not in the protocol: {problem}: {_shown(actual)}")
             fields = differences(expected, actual)
             if fields:
                 return Divergence(tuple(events[: index + 1]), index, expected, actual, row, fields, source, len(events))

@@ -168,6 +168,7 @@ def test_an_answer_that_is_not_a_dict_raises_the_documented_error():
 # the command -----------------------------------------------------------------------
 
 ROOM_LOOP_COMMAND = ["--", sys.executable, str(ROOM_LOOP)]
+ANSWERS_STATE_ONLY = "import sys\nfor line in sys.stdin:\n    print('{\"state\": \"CLEAR\"}', flush=True)\n"
 
 
 def conform_cli(*args: str, env: dict[str, str] | None = None):
@@ -209,6 +210,7 @@ def test_the_command_runs_a_vectors_folder(tmp_path):
         (["--", "/nonexistent/adapter"], "cannot start"),
         (["--timeout", "0.3", "--", sys.executable, "-c", "import time; time.sleep(30)"], "within 0.3 s"),
         (["--vectors", "/nonexistent/folder", *ROOM_LOOP_COMMAND], "no such folder"),
+        (["--", sys.executable, "-c", ANSWERS_STATE_ONLY], "is not in the protocol: missing 'actions'"),
     ],
 )
 def test_what_cannot_be_tested_is_exit_2_with_a_json_error(args, message):
