@@ -23,7 +23,8 @@ from typing import Any
 from .conformance import Untestable
 
 _TAIL = 4096  # bytes of the child's stderr kept for the message when it fails
-_GRACE = 1.0  # seconds a child may take to exit by itself once its stdin is closed
+_GRACE = 1.0
+_LONGEST = 1 << 20  # bytes an answer line may take: a child that never ends its line fills no memory  # seconds a child may take to exit by itself once its stdin is closed
 
 
 class Child:
@@ -124,6 +125,8 @@ class Child:
             if data == b"":
                 self._exited(sent)
             self._out += data or b""
+            if len(self._out) > _LONGEST and b"\n" not in self._out:
+                self._fail(f"the answer to {sent} runs past {_LONGEST >> 20} MiB without a line end")
         return bool(writable)
 
     def _keep_stderr(self, data: bytes | None) -> None:

@@ -112,3 +112,10 @@ def _alive(pid: int) -> bool:
             return stat.read().split(") ")[1][0] != "Z"
     except OSError:
         return False
+
+
+def test_an_answer_that_never_ends_its_line_is_refused_without_filling_memory():
+    child = Child(script("import sys\nsys.stdin.readline()\nsys.stdout.write('x' * 3_000_000)\nsys.stdout.flush()\nimport time\ntime.sleep(30)\n"), timeout=5)
+    with pytest.raises(Untestable, match="without a line end"):
+        child.reset()
+    child.close()
