@@ -23,8 +23,8 @@ from typing import Any
 from .conformance import Untestable
 
 _TAIL = 4096  # bytes of the child's stderr kept for the message when it fails
-_GRACE = 1.0
-_LONGEST = 1 << 20  # bytes an answer line may take: a child that never ends its line fills no memory  # seconds a child may take to exit by itself once its stdin is closed
+_GRACE = 1.0  # seconds a child may take to exit by itself once its stdin is closed
+_LONGEST = 1 << 20  # bytes an answer line may take: a child that never ends its line fills no memory
 
 
 class Child:
