@@ -197,6 +197,17 @@ def test_the_command_prints_a_shrunk_trace_that_pastes_into_replay(tmp_path):
     assert json.loads(replayed.stdout)["steps"][-1]["to"] == expected["state"]
 
 
+@pytest.mark.parametrize("bug", sorted(room_loop.BUGS))
+def test_the_command_finds_each_bug_switched_on_in_the_environment_with_a_short_trace(bug):
+    # the vectors alone find every one, and shrink it by deletion; Hypothesis's shrinking is tested in process
+    result = conform_cli("--examples", "0", "--format", "json", *ROOM_LOOP_COMMAND, env={"ROOM_LOOP_BUG": bug})
+    assert result.exit_code == 1, result.output
+    divergence = json.loads(result.stdout)["divergence"]
+    assert len(divergence["trace"]) <= 4
+    assert divergence["index"] == len(divergence["trace"]) - 1
+    assert divergence["expected"] != divergence["actual"]
+
+
 def test_the_command_runs_a_vectors_folder(tmp_path):
     assert CliRunner().invoke(main, ["vectors", str(tmp_path / "v")]).exit_code == 0
     (tmp_path / "v" / "manifest.json").write_text('{"traces": [{"trace": "refuse-01.jsonl"}]}', encoding="utf-8")
