@@ -31,6 +31,14 @@ def test_there_are_at_most_half_as_many_traces_as_reachable_rows():
     assert len(suite.vectors) <= len(suite.reachable) // 2
 
 
+def test_the_bundled_table_gets_the_fewest_traces_possible():
+    # each trace ends at most once: on a session_end row, or on a refusal of an invalid row
+    spec = gapstate.load_spec()
+    ends = [r for r in spec.table.rows if r.event == "session_end"]
+    invalid = [r for r in spec.table.rows if r.invalid]
+    assert len(vectors.build(spec).vectors) == len(ends) + len(invalid)
+
+
 def test_every_invalid_row_is_refused_by_the_last_event_of_some_trace():
     spec = gapstate.load_spec()
     suite = vectors.build(spec)
