@@ -148,8 +148,9 @@ class Exploration(NamedTuple):
     def firing(self, source: Config, rows: Container[int]) -> list[Walked] | None:
         """The shortest clean walk from `source` whose last step fires one of `rows`, or None.
 
-        With `source` the initial configuration and one row, this is the
-        shortest trace that fires that row (a witness).
+        Unlike `shortest_firing_trace`, which starts from the initial
+        configuration, it starts anywhere: a conformance tour walks on from
+        wherever its last row left it.
         """
 
         def fires(config: Config) -> Walked | None:

@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from .errors import GapstateError
-from .machine import Machine, Status
-from .proof import Exploration, concretize, explore
+from .proof import Exploration, concretize, explore, firings
 from .replayer import ReplayResult, machine_for, replay
-from .semantics import EVENTS, Config
+from .semantics import Config
 from .spec import Spec
 from .trace import from_dicts
 
@@ -89,12 +88,20 @@ def build(spec: Spec) -> Suite:
     """The suite for a steppable spec (machine_for raises GapstateError otherwise)."""
     machine = machine_for(spec)
     exploration = explore(machine)
-    ending = {row.line for row in spec.table.rows if row.event == "session_end"}
+    table = spec.require_steppable()
+    ending = {row.line for row in table.rows if row.event == "session_end"}
+    invalid = {row.line for row in table.rows if row.invalid}
     reachable = tuple(sorted(exploration.fired))
-    refusable = _refusable(machine, exploration)
+    # Where each `invalid` row refuses its event: the steps `firings` finds for it.
+    refusals: dict[Config, list[tuple[int, str, bool]]] = {}
+    for line, ways in firings(machine, exploration).items():
+        if line in invalid:
+            for way in ways:
+                refusals.setdefault(way.config, []).append((line, way.event, way.choice))
+    refusable = {line for found in refusals.values() for line, _, _ in found}
     counts = {"tour": 0, "refuse": 0}
     vectors = []
-    for kind, plan, refused in _plan(machine, exploration, set(reachable), ending, set(refusable)):
+    for kind, plan, refused in _plan(exploration, refusals, set(reachable), ending, refusable):
         counts[kind] += 1
         trace = tuple(concretize(plan))
         vectors.append(Vector(f"{kind}-{counts[kind]:02d}", trace, replay(spec, from_dicts(trace)), refused))
@@ -109,8 +116,11 @@ def builtin(spec: Spec) -> list[tuple[str, list[dict[str, Any]]]]:
 Plan = list[tuple[str, bool]]  # abstract steps: (event, value of its chosen guard)
 
 
+Refusals = dict[Config, list[tuple[int, str, bool]]]  # configuration -> (invalid row, event, choice) refused there
+
+
 def _plan(
-    machine: Machine, exploration: Exploration, unfired: set[int], ending: set[int], refusable: set[int]
+    exploration: Exploration, refusals: Refusals, unfired: set[int], ending: set[int], refusable: set[int]
 ) -> list[tuple[str, Plan, int | None]]:
     """The traces as (kind, abstract steps, refused row): tours first, then the refusals left over."""
     plans: list[tuple[str, Plan, int | None]] = []
@@ -126,10 +136,10 @@ def _plan(
             config = walk[-1].target
         if not steps:
             break  # what is left cannot be reached along steps that break no rule
-        tail, refused = _refusal(machine, exploration, config, left) or ([], None)
+        tail, refused = _refusal(exploration, refusals, config, left) or ([], None)
         plans.append(("tour", steps + tail, refused if isinstance(refused, int) else None))
     while left:
-        found = _refusal(machine, exploration, exploration.initial, left)
+        found = _refusal(exploration, refusals, exploration.initial, left)
         if found is None:
             break
         plans.append(("refuse", found[0], found[1] if isinstance(found[1], int) else None))
@@ -137,7 +147,7 @@ def _plan(
 
 
 def _refusal(
-    machine: Machine, exploration: Exploration, source: Config, left: set[int | str]
+    exploration: Exploration, refusals: Refusals, source: Config, left: set[int | str]
 ) -> tuple[Plan, int | str] | None:
     """The steps from `source` to the nearest refusal still `left`, ending in the refused event.
 
@@ -147,7 +157,7 @@ def _refusal(
     """
 
     def refused(config: Config) -> tuple[int, tuple[str, bool]] | None:
-        return next(((row, (event, choice)) for event, choice, row in _invalid_here(machine, config) if row in left), None)
+        return next(((row, (event, choice)) for row, event, choice in refusals.get(config, ()) if row in left), None)
 
     found = exploration.walk(source, refused)
     if found is not None:
@@ -161,21 +171,6 @@ def _refusal(
         return None
     left.discard(AFTER_END)
     return [(s.event, s.choice) for s in ended[0]] + [(LATE_EVENT, False)], AFTER_END
-
-
-def _invalid_here(machine: Machine, config: Config) -> list[tuple[str, bool, int]]:
-    """The (event, choice, row line) that the table refuses as `invalid` in `config`."""
-    out = []
-    for event in EVENTS:
-        for choice in machine.choices(config, event):
-            outcome = machine.step(config, event, choice)
-            if outcome.status is Status.REFUSED:
-                out.append((event, choice, outcome.row.line))
-    return out
-
-
-def _refusable(machine: Machine, exploration: Exploration) -> set[int]:
-    return {row for config in exploration.graph for _, _, row in _invalid_here(machine, config)}
 
 
 def load(folder: str | Path) -> list[tuple[str, list[dict[str, Any]]]]:
