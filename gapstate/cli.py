@@ -572,10 +572,9 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> None:
 
     from .render import replay_json, to_json, trace_lines
     from .source import read_bytes, write_folder
-    from .spec import load_spec
     from .vectors import MANIFEST, build
 
-    spec = load_spec(spec_path)
+    spec = spec_for(spec_path)
     suite = build(spec)
     digest = hashlib.sha256(read_bytes(spec.path)).hexdigest()  # the bytes of the file the table came from
     files: dict[str, str] = {}
@@ -611,10 +610,9 @@ def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, examples: 
     from .conformance import conform as run
     from .protocol import Child
     from .render import conform_text, to_json
-    from .spec import load_spec
     from .vectors import builtin, load as load_vectors
 
-    spec = load_spec(spec_path)
+    spec = spec_for(spec_path)
     spec.require_steppable()
     suite = load_vectors(vectors_dir) if vectors_dir is not None else builtin(spec)
     with Child(command, timeout) as child:  # ends the child (its process group) whatever happens
