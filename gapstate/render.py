@@ -384,7 +384,3 @@ def conform_text(result: Any) -> str:
         f"{_count(result.traces, 'generated trace')}, {_count(result.events, 'event')}: {verdict}"
     )
     return "\n".join(lines)
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
