@@ -1,0 +1,90 @@
+"""SARIF 2.1.0 for `gapstate check --format sarif`: what code-scanning tools upload.
+
+One reporting rule per finding kind of the catalogue (its id is the kind,
+its descriptions come from the finding's class, its help points to
+docs/findings.md), and one result per finding at its spec line and column.
+A finding's extra data (a `rule` finding's rule id and counterexample
+trace, a `not_total` valuation...) go into the result's `properties`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path, PurePath
+from typing import Any
+from urllib.parse import quote
+
+SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+CATALOGUE_PAGE = "docs/findings.md"
+
+
+def _paragraphs(cls: type) -> list[str]:
+    doc = inspect.getdoc(cls) or cls.__name__
+    return [" ".join(part.split()) for part in doc.split("\n\n")]
+
+
+def reporting_rule(cls: Any) -> dict[str, Any]:
+    """The SARIF reportingDescriptor of one finding kind."""
+    paragraphs = _paragraphs(cls)
+    return {
+        "id": cls.kind,
+        "name": cls.__name__,
+        "shortDescription": {"text": paragraphs[0]},
+        "fullDescription": {"text": " ".join(paragraphs)},
+        "help": {
+            "text": f"{paragraphs[0]} See {CATALOGUE_PAGE}, section `{cls.kind}`: what it checks, why it matters, an example and the fix.",
+            "markdown": f"{paragraphs[0]} See [{CATALOGUE_PAGE}]({CATALOGUE_PAGE}#{cls.kind}), section `{cls.kind}`.",
+        },
+        "defaultConfiguration": {"level": "error"},
+    }
+
+
+def artifact(path: str) -> dict[str, Any]:
+    """Where the spec is: a file URI for an absolute path, else relative to the checkout (%SRCROOT%)."""
+    pure = PurePath(path)
+    if pure.is_absolute():
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(pure.as_posix()), "uriBaseId": "%SRCROOT%"}
+
+
+def check_sarif(result: Any, catalogue: tuple[Any, ...], version: str) -> dict[str, Any]:
+    """The SARIF log of a check result; `catalogue` is the finding classes, in their stable order."""
+    index = {cls.kind: i for i, cls in enumerate(catalogue)}
+    results = []
+    for finding in result.findings:
+        record = finding.to_dict()
+        extra = {k: v for k, v in record.items() if k not in ("kind", "line", "column", "message")}
+        entry: dict[str, Any] = {
+            "ruleId": finding.kind,
+            "ruleIndex": index[finding.kind],
+            "level": "error",
+            "message": {"text": finding.message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": artifact(result.spec),
+                        "region": {"startLine": finding.line, "startColumn": finding.column},
+                    }
+                }
+            ],
+        }
+        if extra:
+            entry["properties"] = extra
+        results.append(entry)
+    return {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "gapstate",
+                        "version": version,
+                        "rules": [reporting_rule(cls) for cls in catalogue],
+                    }
+                },
+                "results": results,
+                "properties": {"stats": dict(result.stats)},
+            }
+        ],
+    }
