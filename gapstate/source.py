@@ -96,12 +96,13 @@ def read_revision(revision: str, path: str | Path) -> tuple[str, str]:
     """`path` as it was at git `revision`: (a label such as `origin/main:spec/gap-state.md`, its text).
 
     git runs in the file's folder, with the path relative to it, so any
-    path inside a work tree works. No git, no repository, an unknown
-    revision or a file the revision lacks is a GapstateError.
+    path inside a work tree works; a symbolic link is followed to the file
+    git tracks. No git, no repository, an unknown revision or a file the
+    revision lacks is a GapstateError.
     """
     import subprocess
 
-    target = Path(path)
+    target = Path(path).resolve()
     name = f"{revision}:{path}"
     if revision.startswith("-") or not revision:
         raise GapstateError(f"'{revision}' is not a revision", file=name)

@@ -281,3 +281,11 @@ def test_git_missing_exits_2_saying_so(repo, monkeypatch):
     monkeypatch.setenv("PATH", "")
     result = CliRunner().invoke(main, ["diff", "--git", "HEAD", str(repo / "spec" / "gap-state.md")])
     assert result.exit_code == 2 and "git is not installed" in result.stderr
+
+
+@needs_git
+def test_git_follows_a_symbolic_link_to_the_tracked_file(repo):
+    link = repo / "link.md"
+    link.symlink_to(repo / "spec" / "gap-state.md")
+    result = CliRunner().invoke(main, ["diff", "--git", "HEAD", str(link)])
+    assert result.exit_code == 0, result.output
