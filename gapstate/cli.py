@@ -160,7 +160,14 @@ def main() -> None:
 @main.command()
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @SPEC
-@FORMAT
+@format_option(
+    "text",
+    "json",
+    "github",
+    "sarif",
+    help="text for people, json (one document on stdout) for programs, github (workflow commands: "
+    "annotations on the spec's lines), sarif (SARIF 2.1.0, for code scanning).",
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 still means unusable input).")
 @reports_errors
 def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bool) -> None:
@@ -177,28 +184,50 @@ def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bo
 
     given = ([spec_path] if spec_path is not None else []) + list(paths)
     choices = [resolve_spec_path(path) for path in given or [None]]
-    if len(choices) == 1:
+    if len(choices) == 1 and fmt in ("text", "json"):
         result = prove(read_spec(choices[0]))
         click.echo(to_json(result.to_dict()) if fmt == "json" else check_text(result, bundled=choices[0].bundled))
         sys.exit(0 if result.ok or exit_zero else 1)
-    # Several specs: each is checked and reported in turn; the exit code is
-    # the worst, and JSON is one document holding each spec's.
-    documents, texts, worst = [], [], 0
+    # Several specs, or a CI format: each is checked and reported in turn; the
+    # exit code is the worst, and JSON or SARIF is one document holding each spec's.
+    checked: list[tuple[Any, Any]] = []  # (choice, its CheckResult or GapstateError), in order
+    worst = 0
     for choice in choices:
         try:
             result = prove(read_spec(choice))
         except GapstateError as error:
+            if len(choices) == 1:
+                raise  # one spec: the usual report of unusable input, in the format asked for
             click.echo(error_text(error), err=True)
-            documents.append({"ok": False, "spec": choice.path, "error": error_detail(error)})
+            checked.append((choice, error))
             worst = 2
             continue
-        documents.append(result.to_dict())
-        texts.append(check_text(result, bundled=choice.bundled))
+        checked.append((choice, result))
         worst = max(worst, 0 if result.ok or exit_zero else 1)
-    if fmt == "json":
+    outcomes = [outcome for _, outcome in checked]
+    if fmt == "github":
+        from .github import check_github
+
+        annotations = check_github(outcomes)
+        if annotations:
+            click.echo(annotations)
+    elif fmt == "sarif":
+        from .findings import CATALOGUE
+        from .sarif import check_sarif
+
+        click.echo(to_json(check_sarif(outcomes, CATALOGUE, __version__)))
+    elif fmt == "json":
+        documents = [
+            {"ok": False, "spec": choice.path, "error": error_detail(outcome)}
+            if isinstance(outcome, GapstateError)
+            else outcome.to_dict()
+            for choice, outcome in checked
+        ]
         click.echo(to_json({"ok": all(d["ok"] for d in documents), "specs": documents}))
-    elif texts:
-        click.echo("\n".join(texts))
+    else:
+        texts = [check_text(o, bundled=c.bundled) for c, o in checked if not isinstance(o, GapstateError)]
+        if texts:
+            click.echo("\n".join(texts))
     sys.exit(worst)
 
 
@@ -288,10 +317,11 @@ def classify(report_path: str, fmt: str) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "json", "jsonl"]),
+    type=click.Choice(["text", "json", "jsonl", "github"]),
     default="text",
     show_default=True,
-    help="text for people; json, one document; jsonl, only the shrunk trace on stdout (the report goes to stderr).",
+    help="text for people; json, one document; jsonl, only the shrunk trace on stdout (the report goes to stderr); "
+    "github, workflow commands: an annotation at the row that failed.",
 )
 @click.option("--examples", type=click.IntRange(min=1), default=None, help="How many traces each worker generates.  [default: 500]")
 @click.option("--duration", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Run until the time is up instead of a number of traces.")
@@ -362,6 +392,12 @@ def fuzz(
         if found is not None:
             click.echo("\n".join(trace_lines(found.trace)))
         click.echo(fuzz_text(result, saved, with_trace=False), err=True)
+    elif fmt == "github":
+        from .github import fuzz_github
+
+        annotations = fuzz_github(result)
+        if annotations:
+            click.echo(annotations)
     else:
         click.echo(fuzz_text(result, saved))
     sys.exit(0 if result.ok else 1)

@@ -49,14 +49,14 @@ def check_github(result: Any) -> str:
     )
 
 
-def fuzz_github(result: Any, require_coverage: bool = False) -> str:
-    """An `::error` for the shrunk counterexample at its row, and with --require-coverage one per row never fired."""
+def fuzz_github(result: Any) -> str:
+    """An `::error` for the shrunk counterexample at its row, and under the coverage gate one per row never fired."""
     lines = []
     found = result.counterexample
     if found is not None:
-        message = f"{found.message} (gapstate fuzz --seed {result.seed}; shrunk to {len(found.trace)} events)"
+        message = f"{found.message} (gapstate fuzz --seed {found.seed}; shrunk to {len(found.trace)} events)"
         lines.append(command("error", _with_trace(message, found.trace), file=result.spec, line=found.row, title=found.kind))
-    if require_coverage:
+    if result.require_coverage:
         traces = f"{result.examples} generated traces (seed {result.seed})"
         for line in result.missed:
             lines.append(

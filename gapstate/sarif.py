@@ -18,22 +18,23 @@ SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sar
 CATALOGUE_PAGE = "docs/findings.md"
 
 
-def _paragraphs(cls: type) -> list[str]:
+def _summary(cls: type) -> str:
+    """The first paragraph of the class docstring: what the finding says is wrong (the rest is for developers)."""
     doc = inspect.getdoc(cls) or cls.__name__
-    return [" ".join(part.split()) for part in doc.split("\n\n")]
+    return " ".join(doc.split("\n\n")[0].split())
 
 
 def reporting_rule(cls: Any) -> dict[str, Any]:
     """The SARIF reportingDescriptor of one finding kind."""
-    paragraphs = _paragraphs(cls)
+    summary = _summary(cls)
     return {
         "id": cls.kind,
         "name": cls.__name__,
-        "shortDescription": {"text": paragraphs[0]},
-        "fullDescription": {"text": " ".join(paragraphs)},
+        "shortDescription": {"text": summary},
+        "fullDescription": {"text": f"{summary} Reported by `gapstate check` at the spec line concerned; exit status 1."},
         "help": {
-            "text": f"{paragraphs[0]} See {CATALOGUE_PAGE}, section `{cls.kind}`: what it checks, why it matters, an example and the fix.",
-            "markdown": f"{paragraphs[0]} See [{CATALOGUE_PAGE}]({CATALOGUE_PAGE}#{cls.kind}), section `{cls.kind}`.",
+            "text": f"See {CATALOGUE_PAGE}, section `{cls.kind}`: what it checks, why it matters, a minimal example, the message and the fix.",
+            "markdown": f"See [{CATALOGUE_PAGE}]({CATALOGUE_PAGE}#{cls.kind}), section `{cls.kind}`: what it checks, why it matters, a minimal example, the message and the fix.",
         },
         "defaultConfiguration": {"level": "error"},
     }

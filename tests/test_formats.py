@@ -44,3 +44,138 @@ def test_a_command_with_awkward_properties_parses_back():
     line = command("error", "two\nlines, 100%", file="dir,with:odd/gap-state.md", line=3, col=None, title="rule")
     assert "\n" not in line
     assert parse(line) == ("error", {"file": "dir,with:odd/gap-state.md", "line": "3", "title": "rule"}, "two\nlines, 100%")
+
+
+# golden outputs of a defective spec -------------------------------------------
+
+WRITE = os.environ.get("GAPSTATE_GOLDEN") == "write"
+DEFECTIVE = "tests/data/defective.md"  # relative, as CI passes it: annotations need the path from the checkout
+
+
+def gapstate(*args: str, cwd=ROOT):
+    from click.testing import CliRunner
+
+    from gapstate.cli import main
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(cwd)
+        return CliRunner().invoke(main, list(args))
+
+
+def golden(name: str, actual: str) -> str:
+    path = DATA / name
+    if WRITE:
+        path.write_text(actual, encoding="utf-8")
+    return path.read_text(encoding="utf-8")
+
+
+def test_check_github_output_matches_the_golden_file():
+    result = gapstate("check", "--spec", DEFECTIVE, "--format", "github")
+    assert result.exit_code == 1
+    assert result.stdout == golden("defective.github.txt", result.stdout)
+
+
+def test_check_github_gives_one_annotation_per_finding_at_its_line():
+    findings = json.loads(gapstate("check", "--spec", DEFECTIVE, "--format", "json").stdout)["findings"]
+    commands = [parse(line) for line in gapstate("check", "--spec", DEFECTIVE, "--format", "github").stdout.splitlines()]
+    assert len(commands) == len(findings) > 3
+    for (level, props, message), finding in zip(commands, findings):
+        assert level == "error"
+        assert props == {"file": DEFECTIVE, "line": str(finding["line"]), "col": str(finding["column"]), "title": finding["kind"]}
+        first, *rest = message.split("\n")
+        assert first == finding["message"]
+        if finding["kind"] == "rule":  # the trace follows, one event a line, as check prints it
+            assert [json.loads(line) for line in rest[1:]] == finding["trace"]
+
+
+def test_check_github_prints_nothing_on_a_clean_spec():
+    result = gapstate("check", "--format", "github")
+    assert result.exit_code == 0 and result.stdout == ""
+
+
+def sarif_document() -> dict:
+    result = gapstate("check", "--spec", DEFECTIVE, "--format", "sarif")
+    assert result.exit_code == 1
+    return json.loads(result.stdout)
+
+
+def test_check_sarif_output_matches_the_golden_file():
+    import gapstate as package
+
+    document = sarif_document()
+    driver = document["runs"][0]["tool"]["driver"]
+    assert driver["version"] == package.__version__
+    driver["version"] = "VERSION"  # the golden file survives a release
+    text = json.dumps(document, indent=2) + "\n"
+    assert text == golden("defective.sarif.json", text)
+
+
+def validator():
+    import jsonschema
+
+    schema = json.loads((DATA / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+def test_check_sarif_is_valid_against_the_official_schema():
+    assert list(validator().iter_errors(sarif_document())) == []
+
+
+def test_the_schema_does_reject_a_broken_sarif_log():
+    # guards the test above against a schema that accepts anything
+    document = sarif_document()
+    document["runs"][0]["results"][0]["level"] = "fatal"
+    del document["version"]
+    assert len(list(validator().iter_errors(document))) == 2
+
+
+def test_check_sarif_has_one_rule_per_kind_and_one_result_per_finding():
+    from gapstate.findings import KINDS
+
+    findings = json.loads(gapstate("check", "--spec", DEFECTIVE, "--format", "json").stdout)["findings"]
+    run = sarif_document()["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == list(KINDS)
+    assert all(r["shortDescription"]["text"] and "docs/findings.md" in r["help"]["text"] for r in rules)
+    assert len(run["results"]) == len(findings)
+    for result, finding in zip(run["results"], findings):
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"] == finding["kind"]
+        region = result["locations"][0]["physicalLocation"]["region"]
+        assert (region["startLine"], region["startColumn"]) == (finding["line"], finding["column"])
+        if finding["kind"] == "rule":
+            assert result["properties"] == {"rule": finding["rule"], "trace": finding["trace"]}
+
+
+def test_an_absolute_spec_path_becomes_a_file_uri(tmp_path):
+    spec = tmp_path / "my spec.md"
+    spec.write_text((DATA / "defective.md").read_text(encoding="utf-8"), encoding="utf-8")
+    document = json.loads(gapstate("check", "--spec", str(spec), "--format", "sarif").stdout)
+    location = document["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": spec.as_uri()}
+
+
+# fuzz --format github --------------------------------------------------------------
+
+
+def test_fuzz_github_annotates_the_row_that_broke_a_rule_with_the_shrunk_trace():
+    busy = "OPEN | floor_released | busy | SENDING | send_request"
+    text = (ROOT / DEFECTIVE).read_text(encoding="utf-8")
+    row = text.splitlines().index(busy) + 1
+    result = gapstate("fuzz", "--spec", DEFECTIVE, "--seed", "3", "--examples", "300", "--format", "github")
+    assert result.exit_code == 1
+    [(level, props, message)] = [parse(line) for line in result.stdout.splitlines()]
+    assert (level, props) == ("error", {"file": DEFECTIVE, "line": str(row), "title": "rule"})
+    assert "--seed 3" in message.split("\n")[0]
+    trace = [json.loads(line) for line in message.split("\n")[2:]]
+    assert trace and trace[-1]["event"] in ("floor_released", "busy_end")
+
+
+def test_fuzz_github_with_require_coverage_annotates_each_row_never_fired():
+    result = gapstate("fuzz", "--seed", "1", "--examples", "3", "--max-events", "3", "--require-coverage", "--format", "github")
+    document = json.loads(gapstate("fuzz", "--seed", "1", "--examples", "3", "--max-events", "3", "--format", "json").stdout)
+    missed = document["coverage"]["missed"]
+    assert result.exit_code == 1 and missed
+    commands = [parse(line) for line in result.stdout.splitlines()]
+    assert [(level, props["title"], int(props["line"])) for level, props, _ in commands] == [("error", "coverage", line) for line in missed]
