@@ -71,6 +71,10 @@ class UnusableInput(click.ClickException):
         click.echo(error_text(self.error, self.problems), err=True)
         if self.fmt == "json":
             click.echo(error_json(self.error, self.problems))
+        elif self.fmt == "github":
+            from .github import error_github
+
+            click.echo(error_github(self.error))
 
 
 def reports_errors(command: Callable[..., None]) -> Callable[..., None]:

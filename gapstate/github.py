@@ -34,6 +34,11 @@ def _with_trace(message: str, trace: Any) -> str:
     return "\n".join([message, "trace, for `gapstate replay`:", *lines]) if lines else message
 
 
+def error_github(error: Any) -> str:
+    """Input that cannot be used, as one annotation too, so a failing CI step says why on the file."""
+    return command("error", error.message, file=error.file, line=error.line, col=error.column, title="unusable input")
+
+
 def check_github(result: Any) -> str:
     """One `::error` per finding of a check result, at its spec line and column."""
     return "\n".join(

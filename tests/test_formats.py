@@ -93,6 +93,16 @@ def test_check_github_prints_nothing_on_a_clean_spec():
     assert result.exit_code == 0 and result.stdout == ""
 
 
+def test_check_github_on_unusable_input_exits_2_with_one_annotation(tmp_path):
+    spec = tmp_path / "gap-state.md"
+    spec.write_bytes(b"# Gap\n\xff\n")
+    result = gapstate("check", "--spec", str(spec), "--format", "github")
+    assert result.exit_code == 2
+    [(level, props, message)] = [parse(line) for line in result.stdout.splitlines()]
+    assert (level, props) == ("error", {"file": str(spec), "line": "2", "col": "1", "title": "unusable input"})
+    assert "not UTF-8" in message
+
+
 def sarif_document() -> dict:
     result = gapstate("check", "--spec", DEFECTIVE, "--format", "sarif")
     assert result.exit_code == 1
