@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 
@@ -11,10 +12,29 @@ import pytest
 from .support import ROOT, SPEC_TEXT, variant
 
 PRE_COMMIT = shutil.which("pre-commit")
-pytestmark = pytest.mark.skipif(
+needs_pre_commit = pytest.mark.skipif(
     PRE_COMMIT is None or shutil.which("git") is None or not (ROOT / ".git").exists(),
     reason="needs pre-commit, git and a git checkout of gapstate",
 )
+MANIFEST = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+
+
+def manifest_value(key: str) -> str:
+    [value] = re.findall(rf"^  {key}: (.*)$", MANIFEST, flags=re.M)
+    return value
+
+
+def test_the_manifest_declares_gapstate_check_on_files_named_gap_state_md():
+    assert re.search(r"^- id: gapstate-check$", MANIFEST, flags=re.M)
+    assert manifest_value("language") == "python"
+    assert manifest_value("entry").startswith("gapstate check")
+    files = re.compile(manifest_value("files"))
+    assert [bool(files.search(p)) for p in ("gap-state.md", "spec/gap-state.md", "my-gap-state.md", "gap-state.md.bak")] == [
+        True,
+        True,
+        False,
+        False,
+    ]
 
 
 def git(cwd, *args: str) -> None:
@@ -38,6 +58,7 @@ def try_repo(cwd, home) -> subprocess.CompletedProcess:
     )
 
 
+@needs_pre_commit
 def test_the_hook_checks_files_named_gap_state_md_and_fails_on_findings(tmp_path):
     project, home = tmp_path / "project", tmp_path / "cache"
     (project / "spec").mkdir(parents=True)
@@ -63,9 +84,8 @@ def test_the_hook_checks_files_named_gap_state_md_and_fails_on_findings(tmp_path
     assert "notes.md" not in bad.stdout
 
 
+@needs_pre_commit
 def test_the_manifest_and_the_readme_snippet_are_valid_for_pre_commit(tmp_path):
-    import re
-
     assert subprocess.run([PRE_COMMIT, "validate-manifest", str(ROOT / ".pre-commit-hooks.yaml")]).returncode == 0
     section = (ROOT / "README.md").read_text(encoding="utf-8").split("### A pre-commit hook", 1)[1]
     config = tmp_path / ".pre-commit-config.yaml"
