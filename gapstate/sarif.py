@@ -50,7 +50,9 @@ def artifact(path: str) -> dict[str, Any]:
 
 def check_sarif(result: Any, catalogue: tuple[Any, ...], version: str) -> dict[str, Any]:
     """The SARIF log of a check result; `catalogue` is the finding classes, in their stable order."""
-    index = {cls.kind: i for i, cls in enumerate(catalogue)}
+    # a kind missing from the catalogue still gets its rule, after the catalogue's
+    kinds = list(dict.fromkeys([*catalogue, *(type(f) for f in result.findings)]))
+    index = {cls.kind: i for i, cls in enumerate(kinds)}
     results = []
     for finding in result.findings:
         record = finding.to_dict()
@@ -81,7 +83,7 @@ def check_sarif(result: Any, catalogue: tuple[Any, ...], version: str) -> dict[s
                     "driver": {
                         "name": "gapstate",
                         "version": version,
-                        "rules": [reporting_rule(cls) for cls in catalogue],
+                        "rules": [reporting_rule(cls) for cls in kinds],
                     }
                 },
                 "results": results,

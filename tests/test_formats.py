@@ -189,3 +189,24 @@ def test_fuzz_github_with_require_coverage_annotates_each_row_never_fired():
     assert result.exit_code == 1 and missed
     commands = [parse(line) for line in result.stdout.splitlines()]
     assert [(level, props["title"], int(props["line"])) for level, props, _ in commands] == [("error", "coverage", line) for line in missed]
+
+
+def test_a_finding_kind_outside_the_catalogue_still_gets_its_rule():
+    from types import SimpleNamespace
+
+    from gapstate.findings import CATALOGUE, Finding
+    from gapstate.sarif import check_sarif
+
+    class Novel(Finding):
+        """A kind the catalogue does not list yet."""
+
+        kind = "novel"
+        template = "something new"
+        __slots__ = ()
+
+    result = SimpleNamespace(spec="spec/gap-state.md", stats={}, findings=(Novel(7, 2),))
+    run = check_sarif(result, CATALOGUE, "0")["runs"][0]
+    [entry] = run["results"]
+    assert run["tool"]["driver"]["rules"][entry["ruleIndex"]]["id"] == "novel"
+    assert entry["locations"][0]["physicalLocation"]["region"] == {"startLine": 7, "startColumn": 2}
+    assert list(validator().iter_errors(check_sarif(result, CATALOGUE, "0"))) == []
