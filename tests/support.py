@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from click.testing import CliRunner, Result
@@ -76,3 +77,13 @@ def write_trace(tmp_path: Path, *lines: str) -> Path:
 def replay(path: Path | str, *args: str) -> Result:
     """`gapstate replay PATH ARGS`, in process."""
     return CliRunner().invoke(main, ["replay", str(path), *args])
+
+
+def git(cwd, *args: str) -> None:
+    """Run git in `cwd` as a throwaway identity (tests that build a repository)."""
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 
 import pytest
 from click.testing import CliRunner
@@ -13,7 +12,7 @@ from gapstate.cli import main
 from gapstate.diff import diff
 from gapstate.spec import parse_spec
 
-from .support import SPEC_TEXT, line_of, variant
+from .support import git, SPEC_TEXT, line_of, variant
 
 LINES = SPEC_TEXT.splitlines()
 FIRST = LINES.index("# state | event | guards | next | actions")
@@ -227,14 +226,6 @@ def test_diff_needs_two_paths_or_git_and_one():
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
-
-def git(cwd, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-    )
 
 
 @pytest.fixture

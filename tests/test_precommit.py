@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from .support import ROOT, SPEC_TEXT, variant
+from .support import git, ROOT, SPEC_TEXT, variant
 
 PRE_COMMIT = shutil.which("pre-commit")
 needs_pre_commit = pytest.mark.skipif(
@@ -36,14 +36,6 @@ def test_the_manifest_declares_gapstate_check_on_files_named_gap_state_md():
         False,
     ]
 
-
-def git(cwd, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-    )
 
 
 def try_repo(cwd, home) -> subprocess.CompletedProcess:
