@@ -39,19 +39,28 @@ def error_github(error: Any) -> str:
     return command("error", error.message, file=error.file, line=error.line, col=error.column, title="unusable input")
 
 
-def check_github(result: Any) -> str:
-    """One `::error` per finding of a check result, at its spec line and column."""
-    return "\n".join(
-        command(
-            "error",
-            _with_trace(finding.message, getattr(finding, "trace", None)),
-            file=result.spec,
-            line=finding.line,
-            col=finding.column,
-            title=finding.kind,
+def check_github(outcomes: Any) -> str:
+    """One `::error` per finding of each spec checked, at its line and column; one per spec that could not be read.
+
+    `outcomes` holds, per spec, its check result or the GapstateError that stopped it.
+    """
+    lines = []
+    for outcome in outcomes:
+        if not hasattr(outcome, "findings"):
+            lines.append(error_github(outcome))
+            continue
+        lines.extend(
+            command(
+                "error",
+                _with_trace(finding.message, getattr(finding, "trace", None)),
+                file=outcome.spec,
+                line=finding.line,
+                col=finding.column,
+                title=finding.kind,
+            )
+            for finding in outcome.findings
         )
-        for finding in result.findings
-    )
+    return "\n".join(lines)
 
 
 def fuzz_github(result: Any) -> str:

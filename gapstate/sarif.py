@@ -48,32 +48,46 @@ def artifact(path: str) -> dict[str, Any]:
     return {"uri": quote(pure.as_posix()), "uriBaseId": "%SRCROOT%"}
 
 
-def check_sarif(result: Any, catalogue: tuple[Any, ...], version: str) -> dict[str, Any]:
-    """The SARIF log of a check result; `catalogue` is the finding classes, in their stable order."""
-    # a kind missing from the catalogue still gets its rule, after the catalogue's
-    kinds = list(dict.fromkeys([*catalogue, *(type(f) for f in result.findings)]))
+def _location(path: str, line: int | None, column: int | None) -> dict[str, Any]:
+    physical: dict[str, Any] = {"artifactLocation": artifact(path)}
+    if line is not None:
+        physical["region"] = {"startLine": line, "startColumn": column or 1}
+    return {"physicalLocation": physical}
+
+
+def _result(finding: Any, spec: str, index: dict[str, int]) -> dict[str, Any]:
+    record = finding.to_dict()
+    extra = {k: v for k, v in record.items() if k not in ("kind", "line", "column", "message")}
+    entry: dict[str, Any] = {
+        "ruleId": finding.kind,
+        "ruleIndex": index[finding.kind],
+        "level": "error",
+        "message": {"text": finding.message},
+        "locations": [_location(spec, finding.line, finding.column)],
+    }
+    if extra:
+        entry["properties"] = extra
+    return entry
+
+
+def _notification(error: Any) -> dict[str, Any]:
+    """A spec that could not be read at all: a tool execution notification, not a result."""
+    note: dict[str, Any] = {"level": "error", "message": {"text": error.message}}
+    if error.file is not None:
+        note["locations"] = [_location(error.file, error.line, error.column)]
+    return note
+
+
+def check_sarif(outcomes: Any, catalogue: tuple[Any, ...], version: str) -> dict[str, Any]:
+    """One SARIF run for the specs checked: `outcomes` holds each one's check result or the GapstateError that stopped it.
+
+    `catalogue` is the finding classes, in their stable order; a kind missing
+    from it still gets its rule, after the catalogue's.
+    """
+    checked = [o for o in outcomes if hasattr(o, "findings")]
+    failed = [o for o in outcomes if not hasattr(o, "findings")]
+    kinds = list(dict.fromkeys([*catalogue, *(type(f) for r in checked for f in r.findings)]))
     index = {cls.kind: i for i, cls in enumerate(kinds)}
-    results = []
-    for finding in result.findings:
-        record = finding.to_dict()
-        extra = {k: v for k, v in record.items() if k not in ("kind", "line", "column", "message")}
-        entry: dict[str, Any] = {
-            "ruleId": finding.kind,
-            "ruleIndex": index[finding.kind],
-            "level": "error",
-            "message": {"text": finding.message},
-            "locations": [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": artifact(result.spec),
-                        "region": {"startLine": finding.line, "startColumn": finding.column},
-                    }
-                }
-            ],
-        }
-        if extra:
-            entry["properties"] = extra
-        results.append(entry)
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -86,8 +100,14 @@ def check_sarif(result: Any, catalogue: tuple[Any, ...], version: str) -> dict[s
                         "rules": [reporting_rule(cls) for cls in kinds],
                     }
                 },
-                "results": results,
-                "properties": {"stats": dict(result.stats)},
+                "invocations": [
+                    {
+                        "executionSuccessful": not failed,
+                        "toolExecutionNotifications": [_notification(error) for error in failed],
+                    }
+                ],
+                "results": [_result(f, r.spec, index) for r in checked for f in r.findings],
+                "properties": {"specs": [{"spec": r.spec, "stats": dict(r.stats)} for r in checked]},
             }
         ],
     }

@@ -205,8 +205,44 @@ def test_a_finding_kind_outside_the_catalogue_still_gets_its_rule():
         __slots__ = ()
 
     result = SimpleNamespace(spec="spec/gap-state.md", stats={}, findings=(Novel(7, 2),))
-    run = check_sarif(result, CATALOGUE, "0")["runs"][0]
+    run = check_sarif([result], CATALOGUE, "0")["runs"][0]
     [entry] = run["results"]
     assert run["tool"]["driver"]["rules"][entry["ruleIndex"]]["id"] == "novel"
     assert entry["locations"][0]["physicalLocation"]["region"] == {"startLine": 7, "startColumn": 2}
-    assert list(validator().iter_errors(check_sarif(result, CATALOGUE, "0"))) == []
+    assert list(validator().iter_errors(check_sarif([result], CATALOGUE, "0"))) == []
+
+
+# several specs -------------------------------------------------------------------
+
+
+def test_several_specs_annotate_each_and_one_that_cannot_be_read(tmp_path):
+    good = tmp_path / "good" / "gap-state.md"
+    good.parent.mkdir()
+    good.write_text((ROOT / "spec" / "gap-state.md").read_text(encoding="utf-8"), encoding="utf-8")
+    missing = tmp_path / "gone.md"
+    result = gapstate("check", DEFECTIVE, str(good), str(missing), "--format", "github")
+    assert result.exit_code == 2  # the worst: one spec cannot be read
+    commands = [parse(line) for line in result.stdout.splitlines()]
+    expected = gapstate("check", DEFECTIVE, "--format", "github").stdout.splitlines()
+    assert len(commands) == len(expected) + 1
+    assert {props["file"] for _, props, _ in commands[:-1]} == {DEFECTIVE}
+    assert commands[-1][1] == {"file": str(missing), "title": "unusable input"}
+
+
+def test_several_specs_are_one_sarif_run_with_a_notification_for_the_unreadable(tmp_path):
+    missing = tmp_path / "gone.md"
+    other = tmp_path / "other.md"
+    other.write_text((DATA / "defective.md").read_text(encoding="utf-8"), encoding="utf-8")
+    result = gapstate("check", DEFECTIVE, str(other), str(missing), "--format", "sarif")
+    assert result.exit_code == 2
+    document = json.loads(result.stdout)
+    assert list(validator().iter_errors(document)) == []
+    [run] = document["runs"]
+    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]]
+    half = len(uris) // 2
+    assert uris[:half] == ["tests/data/defective.md"] * half and uris[half:] == [other.as_uri()] * half
+    [invocation] = run["invocations"]
+    assert invocation["executionSuccessful"] is False
+    [note] = invocation["toolExecutionNotifications"]
+    assert note["message"]["text"] == "no such file"
+    assert note["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": missing.as_uri()}

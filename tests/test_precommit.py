@@ -69,10 +69,15 @@ def test_the_hook_checks_files_named_gap_state_md_and_fails_on_findings(tmp_path
         encoding="utf-8",
     )
     git(project, "add", ".")
+    # a second spec, fine, in another folder: both are passed to one `gapstate check`
+    (project / "other").mkdir()
+    (project / "other" / "gap-state.md").write_text(SPEC_TEXT, encoding="utf-8")
+    git(project, "add", ".")
     bad = try_repo(project, home)
     assert bad.returncode == 1
     assert "Failed" in bad.stdout
     assert "spec/gap-state.md:" in bad.stdout and ": rule: send-while-busy:" in bad.stdout
+    assert "gapstate check: other/gap-state.md: ok" in bad.stdout
     assert "notes.md" not in bad.stdout
 
 
