@@ -71,6 +71,10 @@ class UnusableInput(click.ClickException):
         click.echo(error_text(self.error, self.problems), err=True)
         if self.fmt == "json":
             click.echo(error_json(self.error, self.problems))
+        elif self.fmt == "github":
+            from .github import error_github
+
+            click.echo(error_github(self.error))
 
 
 def reports_errors(command: Callable[..., None]) -> Callable[..., None]:
@@ -160,7 +164,14 @@ def main() -> None:
 @main.command()
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @SPEC
-@FORMAT
+@format_option(
+    "text",
+    "json",
+    "github",
+    "sarif",
+    help="text for people, json (one document on stdout) for programs, github (workflow commands: "
+    "annotations on the spec's lines), sarif (SARIF 2.1.0, for code scanning).",
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 still means unusable input).")
 @reports_errors
 def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bool) -> None:
@@ -177,28 +188,50 @@ def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bo
 
     given = ([spec_path] if spec_path is not None else []) + list(paths)
     choices = [resolve_spec_path(path) for path in given or [None]]
-    if len(choices) == 1:
+    if len(choices) == 1 and fmt in ("text", "json"):
         result = prove(read_spec(choices[0]))
         click.echo(to_json(result.to_dict()) if fmt == "json" else check_text(result, bundled=choices[0].bundled))
         sys.exit(0 if result.ok or exit_zero else 1)
-    # Several specs: each is checked and reported in turn; the exit code is
-    # the worst, and JSON is one document holding each spec's.
-    documents, texts, worst = [], [], 0
+    # Several specs, or a CI format: each is checked and reported in turn; the
+    # exit code is the worst, and JSON or SARIF is one document holding each spec's.
+    checked: list[tuple[Any, Any]] = []  # (choice, its CheckResult or GapstateError), in order
+    worst = 0
     for choice in choices:
         try:
             result = prove(read_spec(choice))
         except GapstateError as error:
+            if len(choices) == 1:
+                raise  # one spec: the usual report of unusable input, in the format asked for
             click.echo(error_text(error), err=True)
-            documents.append({"ok": False, "spec": choice.path, "error": error_detail(error)})
+            checked.append((choice, error))
             worst = 2
             continue
-        documents.append(result.to_dict())
-        texts.append(check_text(result, bundled=choice.bundled))
+        checked.append((choice, result))
         worst = max(worst, 0 if result.ok or exit_zero else 1)
-    if fmt == "json":
+    outcomes = [outcome for _, outcome in checked]
+    if fmt == "github":
+        from .github import check_github
+
+        annotations = check_github(outcomes)
+        if annotations:
+            click.echo(annotations)
+    elif fmt == "sarif":
+        from .findings import CATALOGUE
+        from .sarif import check_sarif
+
+        click.echo(to_json(check_sarif(outcomes, CATALOGUE, __version__)))
+    elif fmt == "json":
+        documents = [
+            {"ok": False, "spec": choice.path, "error": error_detail(outcome)}
+            if isinstance(outcome, GapstateError)
+            else outcome.to_dict()
+            for choice, outcome in checked
+        ]
         click.echo(to_json({"ok": all(d["ok"] for d in documents), "specs": documents}))
-    elif texts:
-        click.echo("\n".join(texts))
+    else:
+        texts = [check_text(o, bundled=c.bundled) for c, o in checked if not isinstance(o, GapstateError)]
+        if texts:
+            click.echo("\n".join(texts))
     sys.exit(worst)
 
 
@@ -288,10 +321,11 @@ def classify(report_path: str, fmt: str) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "json", "jsonl"]),
+    type=click.Choice(["text", "json", "jsonl", "github"]),
     default="text",
     show_default=True,
-    help="text for people; json, one document; jsonl, only the shrunk trace on stdout (the report goes to stderr).",
+    help="text for people; json, one document; jsonl, only the shrunk trace on stdout (the report goes to stderr); "
+    "github, workflow commands: an annotation at the row that failed.",
 )
 @click.option("--examples", type=click.IntRange(min=1), default=None, help="How many traces each worker generates.  [default: 500]")
 @click.option("--duration", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Run until the time is up instead of a number of traces.")
@@ -362,6 +396,12 @@ def fuzz(
         if found is not None:
             click.echo("\n".join(trace_lines(found.trace)))
         click.echo(fuzz_text(result, saved, with_trace=False), err=True)
+    elif fmt == "github":
+        from .github import fuzz_github
+
+        annotations = fuzz_github(result)
+        if annotations:
+            click.echo(annotations)
     else:
         click.echo(fuzz_text(result, saved))
     sys.exit(0 if result.ok else 1)
@@ -623,6 +663,38 @@ def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, examples: 
             result = run(spec, child, suite, examples, seed)
     click.echo(to_json(result.to_dict()) if fmt == "json" else conform_text(result))
     sys.exit(0 if result.ok else 1)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, metavar="OLD NEW | --git REV PATH")
+@click.option("--git", "revision", metavar="REV", default=None, help="Compare PATH as it was at git revision REV with PATH in the working tree.")
+@FORMAT
+@reports_errors
+def diff(paths: tuple[str, ...], revision: str | None, fmt: str) -> None:
+    """Show what a change to the table does to behaviour, per (state, event, guard valuation).
+
+    Also caps, names, the allow-list and rows whose reachability changed.
+    Reordering, reformatting and splitting a row into rows with the same
+    outcome is no change. Exit 0 when nothing changed, 1 when something did,
+    2 when either table cannot be used (the message names the file).
+    """
+    from .diff import diff as compare
+    from .render import diff_text, to_json
+    from .source import read_revision
+    from .spec import load_spec, parse_spec
+
+    wanted = 1 if revision is not None else 2
+    if len(paths) != wanted:
+        usage = "--git REV PATH takes one PATH" if revision is not None else "diff takes OLD and NEW (or --git REV PATH)"
+        raise click.UsageError(f"{usage}; got {len(paths)} path{'s' if len(paths) != 1 else ''}")
+    if revision is not None:
+        name, text = read_revision(revision, paths[0])
+        old, new = parse_spec(text, name), load_spec(paths[0])
+    else:
+        old, new = load_spec(paths[0]), load_spec(paths[1])
+    result = compare(old, new)
+    click.echo(to_json(result.to_dict()) if fmt == "json" else diff_text(result))
+    sys.exit(0 if result.same else 1)
 
 
 def entry() -> None:

@@ -47,12 +47,14 @@ class Counterexample:
     index: int
     seed: int
     after: int  # traces the finding run had replayed when it first failed
+    row: int | None = None  # the spec line of the row whose step broke a rule
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "message": self.message,
             "index": self.index,
+            "row": self.row,
             "seed": self.seed,
             "after": self.after,
             "trace": list(self.trace),
@@ -262,7 +264,8 @@ def fuzz(
     counterexample = None
     if tally.found is not None:
         trace, error = minimize(spec, *tally.found)
-        counterexample = Counterexample(trace, error.kind, error.message, error.index, seed, tally.examples)
+        row = failing_row(spec, trace) if error.kind == "rule" else None
+        counterexample = Counterexample(trace, error.kind, error.message, error.index, seed, tally.examples, row)
     return FuzzResult(
         spec=spec.path,
         seeds=(seed,),
@@ -384,6 +387,12 @@ def merge(results: list[FuzzResult], require_coverage: bool, first: FuzzResult) 
         require_coverage=require_coverage,
         complete_after=min(complete) if complete else None,
     )
+
+
+def failing_row(spec: Spec, trace: tuple[dict[str, Any], ...]) -> int | None:
+    """The spec line of the row whose step broke a rule: the replay stops after that step, so it is the last."""
+    steps = replay(spec, from_dicts(trace)).steps
+    return steps[-1].row if steps else None
 
 
 def minimize(spec: Spec, trace: tuple[dict[str, Any], ...], error: ReplayError) -> tuple[tuple[dict[str, Any], ...], ReplayError]:

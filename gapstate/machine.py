@@ -170,15 +170,18 @@ def guard_names(rows: tuple[Row, ...]) -> tuple[str, ...]:
 
 
 def valuations(
-    table: Table, state: str, event: str
+    table: Table, state: str, event: str, names: tuple[str, ...] | None = None
 ) -> tuple[tuple[str, ...], list[tuple[tuple[bool, ...], list[Row]]]]:
     """The guards the rows of (state, event) name, and for every valuation of them the rows it matches.
 
-    The one enumeration both the machine (first matching row) and the proof
-    (none: not total; two: ambiguous) read.
+    The one enumeration the machine (first matching row), the proof (none:
+    not total; two: ambiguous) and the diff read. The diff passes `names`,
+    the guards either of two tables names here, so that both tables are
+    valued over the same guards.
     """
     rows = table.rows_for(state, event)
-    names = guard_names(rows)
+    if names is None:
+        names = guard_names(rows)
     out = []
     for values in product((False, True), repeat=len(names)):
         valuation = dict(zip(names, values))

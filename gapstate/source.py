@@ -148,3 +148,32 @@ def write_folder(outdir: str | Path, files: dict[str, str], force: bool) -> None
     except OSError as error:
         shutil.rmtree(staging, ignore_errors=True)
         raise GapstateError(f"cannot write: {error.strerror or error}", file=name) from None
+
+
+def read_revision(revision: str, path: str | Path) -> tuple[str, str]:
+    """`path` as it was at git `revision`: (a label such as `origin/main:spec/gap-state.md`, its text).
+
+    git runs in the file's folder, with the path relative to it, so any
+    path inside a work tree works; a symbolic link is followed to the file
+    git tracks. No git, no repository, an unknown revision or a file the
+    revision lacks is a GapstateError.
+    """
+    import subprocess
+
+    target = Path(path).resolve()
+    name = f"{revision}:{path}"
+    if revision.startswith("-") or not revision:
+        raise GapstateError(f"'{revision}' is not a revision", file=name)
+    if not target.parent.is_dir():
+        raise GapstateError(f"no such folder '{target.parent}'", file=name)
+    try:
+        done = subprocess.run(["git", "show", f"{revision}:./{target.name}"], cwd=target.parent, capture_output=True)
+    except FileNotFoundError:
+        raise GapstateError("git is not installed (or not on PATH); `diff --git` needs it", file=name) from None
+    if done.returncode != 0:
+        reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GapstateError(f"git cannot show it: {reason[-1] if reason else f'git exited {done.returncode}'}", file=name)
+    try:
+        return name, done.stdout.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise not_utf8(done.stdout, error, name) from None

@@ -44,13 +44,13 @@ class Spec(NamedTuple):
         """True when the interpreter can run the table (contradictions do not stop it)."""
         return self.table is not None and not any(isinstance(f, BLOCKING) for f in self.findings)
 
-    def require_steppable(self) -> Table:
-        """The table, or GapstateError at the first finding that stops it from being stepped."""
+    def require_steppable(self, purpose: str = "replayed") -> Table:
+        """The table, or GapstateError at the first finding that stops it from being stepped (and `purpose`d)."""
         if self.table is not None and self.steppable:
             return self.table
         first = next(f for f in self.findings if isinstance(f, BLOCKING))
         raise GapstateError(
-            f"the table cannot be replayed: {first.kind}: {first.message} (run `gapstate check`)",
+            f"the table cannot be {purpose}: {first.kind}: {first.message} (run `gapstate check`)",
             file=self.path,
             line=first.line,
             column=first.column,

@@ -1,0 +1,79 @@
+"""GitHub Actions workflow commands: one annotation per finding, on its spec line.
+
+`::error file=PATH,line=N,col=C,title=KIND::message` makes GitHub show the
+message on that line of the pull request. GitHub reads `%`, CR and LF in a
+message as escapes (and also `:` and `,` in a property), so they are escaped
+here; a `rule` finding's trace goes into the message as JSON Lines, one
+event a line, ready to paste into `gapstate replay`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def escape_data(text: str) -> str:
+    """A message as GitHub's workflow-command parser reads it back unchanged."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """A property value (file, title): the message escapes plus `:` and `,`, which separate properties."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(level: str, message: str, **properties: Any) -> str:
+    """One workflow command, `::level prop=value,...::message`; properties that are None are left out."""
+    shown = ",".join(f"{name}={escape_property(str(value))}" for name, value in properties.items() if value is not None)
+    return f"::{level}{' ' + shown if shown else ''}::{escape_data(message)}"
+
+
+def _with_trace(message: str, trace: Any) -> str:
+    lines = [json.dumps(event) for event in trace or ()]
+    return "\n".join([message, "trace, for `gapstate replay`:", *lines]) if lines else message
+
+
+def error_github(error: Any) -> str:
+    """Input that cannot be used, as one annotation too, so a failing CI step says why on the file."""
+    return command("error", error.message, file=error.file, line=error.line, col=error.column, title="unusable input")
+
+
+def check_github(outcomes: Any) -> str:
+    """One `::error` per finding of each spec checked, at its line and column; one per spec that could not be read.
+
+    `outcomes` holds, per spec, its check result or the GapstateError that stopped it.
+    """
+    lines = []
+    for outcome in outcomes:
+        if not hasattr(outcome, "findings"):
+            lines.append(error_github(outcome))
+            continue
+        lines.extend(
+            command(
+                "error",
+                _with_trace(finding.message, getattr(finding, "trace", None)),
+                file=outcome.spec,
+                line=finding.line,
+                col=finding.column,
+                title=finding.kind,
+            )
+            for finding in outcome.findings
+        )
+    return "\n".join(lines)
+
+
+def fuzz_github(result: Any) -> str:
+    """An `::error` for the shrunk counterexample at its row, and under the coverage gate one per row never fired."""
+    lines = []
+    found = result.counterexample
+    if found is not None:
+        message = f"{found.message} (gapstate fuzz --seed {found.seed}; shrunk to {len(found.trace)} events)"
+        lines.append(command("error", _with_trace(message, found.trace), file=result.spec, line=found.row, title=found.kind))
+    if result.require_coverage:
+        traces = f"{result.examples} generated traces (seed {result.seed})"
+        for line in result.missed:
+            lines.append(
+                command("error", f"this reachable row was never fired by {traces}", file=result.spec, line=line, title="coverage")
+            )
+    return "\n".join(lines)
