@@ -200,8 +200,10 @@ def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bo
         try:
             result = prove(read_spec(choice))
         except GapstateError as error:
-            if len(choices) == 1:
+            if len(choices) == 1 and fmt != "sarif":
                 raise  # one spec: the usual report of unusable input, in the format asked for
+            # SARIF is always a log, so code scanning reads one: the spec that could
+            # not be read becomes a tool execution notification in it.
             click.echo(error_text(error), err=True)
             checked.append((choice, error))
             worst = 2

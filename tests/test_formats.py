@@ -246,3 +246,17 @@ def test_several_specs_are_one_sarif_run_with_a_notification_for_the_unreadable(
     [note] = invocation["toolExecutionNotifications"]
     assert note["message"]["text"] == "no such file"
     assert note["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": missing.as_uri()}
+
+
+def test_one_unreadable_spec_is_still_a_sarif_log_that_code_scanning_can_read(tmp_path):
+    missing = tmp_path / "gone.md"
+    result = gapstate("check", str(missing), "--format", "sarif")
+    assert result.exit_code == 2
+    document = json.loads(result.stdout)
+    assert list(validator().iter_errors(document)) == []
+    [run] = document["runs"]
+    assert run["results"] == []
+    [invocation] = run["invocations"]
+    assert invocation["executionSuccessful"] is False
+    [note] = invocation["toolExecutionNotifications"]
+    assert note["message"]["text"] == "no such file"
