@@ -199,7 +199,7 @@ def marked_blocks(lines: list[str]) -> list[Block]:
     return blocks
 
 
-def stale_blocks(text: str, drawn: str) -> list[StaleDiagram]:
+def stale_blocks(text: str, drawn: str, path: str) -> list[StaleDiagram]:
     """A `stale_diagram` finding for every marked block whose content is not `drawn`.
 
     Reported at the block's opening fence (at the marker when there is no
@@ -210,19 +210,19 @@ def stale_blocks(text: str, drawn: str) -> list[StaleDiagram]:
     stale = []
     for block in marked_blocks(lines):
         if block.opening is None:
-            stale.append(StaleDiagram(block.marker + 1, 1, DiagramProblem.NO_BLOCK))
+            stale.append(StaleDiagram(block.marker + 1, 1, DiagramProblem.NO_BLOCK, path))
         elif block.closing is None:
-            stale.append(StaleDiagram(block.opening + 1, 1, DiagramProblem.UNCLOSED))
+            stale.append(StaleDiagram(block.opening + 1, 1, DiagramProblem.UNCLOSED, path))
         elif [line.rstrip() for line in lines[block.opening + 1 : block.closing]] != wanted:
-            stale.append(StaleDiagram(block.opening + 1, 1, DiagramProblem.DIFFERS))
+            stale.append(StaleDiagram(block.opening + 1, 1, DiagramProblem.DIFFERS, path))
     return stale
 
 
-def diagram_findings(text: str, table: Table) -> list[StaleDiagram]:
+def diagram_findings(text: str, table: Table, path: str) -> list[StaleDiagram]:
     """`stale_diagram` findings of a spec's text against the diagram its table draws."""
     if MARKER not in text:
         return []
-    return stale_blocks(text, mermaid(build(table)))
+    return stale_blocks(text, mermaid(build(table)), path)
 
 
 class UnclosedBlock(ValueError):

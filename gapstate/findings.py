@@ -22,6 +22,13 @@ from .semantics import COUNTERS, MAX_CAP
 Valuation = tuple[tuple[str, bool], ...]
 
 
+def _shell_word(text: str) -> str:
+    """A path as a shell reads it back: quoted only when it needs to be."""
+    import shlex
+
+    return shlex.quote(text)
+
+
 def _valuation_text(valuation: Valuation) -> str:
     shown = ", ".join(f"{g}={'true' if v else 'false'}" for g, v in valuation)
     return f" when {shown}" if shown else ""
@@ -343,24 +350,25 @@ class RuleBroken(Finding):
 class DiagramProblem(Enum):
     """Why a marked diagram block is stale; each value is its message template."""
 
-    DIFFERS = "the diagram differs from what `gapstate graph --format mermaid` draws for this table; run `gapstate graph --update`"
-    NO_BLOCK = "the line `<!-- gapstate:graph -->` is not followed by a ```mermaid block; run `gapstate graph --update`"
-    UNCLOSED = "the diagram block is never closed; close it with ``` and run `gapstate graph --update`"
+    DIFFERS = "the diagram differs from what `gapstate graph --format mermaid` draws for this table; run `{command}`"
+    NO_BLOCK = "the line `<!-- gapstate:graph -->` is not followed by a ```mermaid block; run `{command}`"
+    UNCLOSED = "the diagram block is never closed; close it with ``` and run `{command}`"
 
 
 class StaleDiagram(Finding):
     """A diagram block marked `<!-- gapstate:graph -->` that is not what `gapstate graph` draws."""
 
     kind = "stale_diagram"
-    __slots__ = ("reason",)
+    __slots__ = ("reason", "path")
 
-    def __init__(self, line: int, column: int, reason: DiagramProblem):
+    def __init__(self, line: int, column: int, reason: DiagramProblem, path: str):
         super().__init__(line, column)
         self.reason = reason
+        self.path = path  # the spec's, so the fix names the file to redraw, not the project's default
 
     @property
     def message(self) -> str:
-        return self.reason.value
+        return self.reason.value.format(command=f"gapstate graph --update --spec {_shell_word(self.path)}")
 
 
 CATALOGUE: tuple[type[Finding], ...] = (

@@ -201,7 +201,7 @@ def check(spec: Spec) -> CheckResult:
         findings.extend(reach)
         stats["unreachable_allowed"] = allowed
         findings.extend(rule_findings(exploration))
-        findings.extend(diagram_findings(spec.text, table))
+        findings.extend(diagram_findings(spec.text, table, spec.path))
     findings.sort(key=lambda f: f.sort_key)
     read = (len(table.rows), len(table.caps), len(table.allowances)) if table else (0, 0, 0)
     return CheckResult(spec.path, stats, tuple(findings), spec.steppable, read, tuple(spec.text.splitlines()))

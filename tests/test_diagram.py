@@ -84,45 +84,45 @@ DRAWN = mermaid(build(TABLE))
 
 def test_a_spec_without_the_marker_has_no_stale_block_and_update_appends_one():
     text = "# Title\n\nprose\n"
-    assert stale_blocks(text, DRAWN) == []
+    assert stale_blocks(text, DRAWN, "spec.md") == []
     updated = update(text, DRAWN)
     assert updated.startswith(text)
     assert updated[len(text) :] == f"\n{MARKER}\n```mermaid\n{DRAWN}```\n"
-    assert stale_blocks(updated, DRAWN) == []
+    assert stale_blocks(updated, DRAWN, "spec.md") == []
     assert update(updated, DRAWN) == updated
 
 
 def test_update_rewrites_only_the_marked_block():
     before, after = "# T\r\n\r\nintro\r\n" + MARKER + "\r\n```mermaid\r\n", "```\r\n\r\nmore prose\r\n"
     text = before + "flowchart LR\r\n    old --> stale\r\n" + after
-    assert [(f.kind, f.line, f.reason.name) for f in stale_blocks(text, DRAWN)] == [("stale_diagram", 5, "DIFFERS")]
+    assert [(f.kind, f.line, f.reason.name) for f in stale_blocks(text, DRAWN, "spec.md")] == [("stale_diagram", 5, "DIFFERS")]
     updated = update(text, DRAWN)
     assert updated == before + DRAWN.replace("\n", "\r\n") + after
-    assert stale_blocks(updated, DRAWN) == []
+    assert stale_blocks(updated, DRAWN, "spec.md") == []
 
 
 def test_blank_lines_may_stand_between_the_marker_and_its_block():
     text = f"{MARKER}\n\n```mermaid\nflowchart LR\n```\ntail\n"
-    assert [(f.line, f.reason.name) for f in stale_blocks(text, DRAWN)] == [(3, "DIFFERS")]
+    assert [(f.line, f.reason.name) for f in stale_blocks(text, DRAWN, "spec.md")] == [(3, "DIFFERS")]
     assert update(text, DRAWN) == f"{MARKER}\n\n```mermaid\n{DRAWN}```\ntail\n"
 
 
 def test_a_marker_without_a_block_is_stale_and_update_adds_the_block_after_it():
     text = f"intro\n{MARKER}\nprose\n"
-    assert [(f.line, f.reason.name) for f in stale_blocks(text, DRAWN)] == [(2, "NO_BLOCK")]
+    assert [(f.line, f.reason.name) for f in stale_blocks(text, DRAWN, "spec.md")] == [(2, "NO_BLOCK")]
     assert update(text, DRAWN) == f"intro\n{MARKER}\n```mermaid\n{DRAWN}```\nprose\n"
 
 
 def test_an_unclosed_block_is_stale_and_update_refuses_to_swallow_the_rest():
     text = f"{MARKER}\n```mermaid\nflowchart LR\n"
-    assert [(f.line, f.reason.name) for f in stale_blocks(text, DRAWN)] == [(2, "UNCLOSED")]
+    assert [(f.line, f.reason.name) for f in stale_blocks(text, DRAWN, "spec.md")] == [(2, "UNCLOSED")]
     with pytest.raises(UnclosedBlock):
         update(text, DRAWN)
 
 
 def test_trailing_blanks_in_the_block_are_not_a_difference():
     text = f"{MARKER}\n```mermaid\n" + "".join(line + "  \n" for line in DRAWN.splitlines()) + "```\n"
-    assert stale_blocks(text, DRAWN) == []
+    assert stale_blocks(text, DRAWN, "spec.md") == []
 
 
 # The real renderers ------------------------------------------------------------

@@ -51,6 +51,15 @@ def test_a_stale_diagram_is_exactly_one_finding_at_its_fence(stale):
     assert [(f["kind"], f["line"]) for f in findings] == [("stale_diagram", line_of(SPEC_TEXT, "```mermaid"))]
 
 
+def test_the_stale_diagram_message_names_the_command_that_mends_this_file(stale):
+    """Not the project's default spec: `graph --update` alone would redraw another file."""
+    [finding] = json.loads(run("check", str(stale), "--format", "json").stdout)["findings"]
+    command = finding["message"].rsplit("run `", 1)[1].rstrip("`")
+    assert command == f"gapstate graph --update --spec {stale}"
+    assert run(*command.split()[1:]).exit_code == 0
+    assert run("check", str(stale)).exit_code == 0
+
+
 def test_update_mends_the_block_and_touches_nothing_else(stale):
     before = stale.read_bytes()
     result = run("graph", "--update", "--spec", str(stale))
