@@ -168,11 +168,11 @@ def test_jsonl_puts_only_the_trace_on_stdout_so_it_pipes_into_replay(tmp_path):
 
 def test_the_readme_fuzz_example_prints_what_the_readme_shows(tmp_path, monkeypatch):
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"\n    \$ (gapstate fuzz --spec broken.md [^\n]*)\n((?:    [^\n]*\n)+)", readme)
+    block = re.search(r"\n    \$ (gapstate fuzz --spec written-off.md [^\n]*)\n((?:    [^\n]*\n)+)", readme)
     command, shown = block.group(1), [line[4:] for line in block.group(2).splitlines()]
-    setup = re.search(r"broken\.md` is the bundled spec with the row\n\n    (.*)\n\nchanged to\n\n    (.*)\n", readme)
+    setup = re.search(r"written-off\.md` is the bundled spec with the row\n\n    (.*)\n\nchanged to\n\n    (.*)\n", readme)
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "broken.md").write_text(variant(setup.group(1), setup.group(2)), encoding="utf-8")
+    (tmp_path / "written-off.md").write_text(variant(setup.group(1), setup.group(2)), encoding="utf-8")
     result = CliRunner().invoke(main, command.split()[1:])
     assert result.exit_code == 1
     assert result.stdout.splitlines() == shown
