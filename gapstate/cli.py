@@ -607,8 +607,9 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> None:
     """Write a conformance suite into OUTDIR: traces, their expected replay documents, a manifest.
 
     The traces fire every reachable row and refuse every invalid one and an
-    event after session_end. Exit 0 when written; 2 when the spec cannot be
-    stepped, or OUTDIR exists and is not empty (without --force).
+    event after session_end. Exit 0 when written; 1 (nothing written) when
+    some reachable row fires only by breaking a rule; 2 when the spec cannot
+    be stepped, or OUTDIR exists and is not empty (without --force).
     """
     import hashlib
 
@@ -618,6 +619,16 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> None:
 
     spec = spec_for(spec_path)
     suite = build(spec)
+    if suite.unfired:
+        # Vectors walk only steps that break no rule, as an implementation of a
+        # sound table would; a suite that silently skipped rows would overclaim.
+        lines = ", ".join(map(str, suite.unfired))
+        click.echo(
+            f"gapstate vectors: {spec.path}: rows at lines {lines} fire only on steps that break a rule "
+            "(see `gapstate check`); fix the table first. Nothing written.",
+            err=True,
+        )
+        sys.exit(1)
     digest = hashlib.sha256(read_bytes(spec.path)).hexdigest()  # the bytes of the file the table came from
     files: dict[str, str] = {}
     for vector in suite.vectors:

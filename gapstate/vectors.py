@@ -73,6 +73,12 @@ class Suite:
     reachable: tuple[int, ...]  # lines of the rows the proof finds reachable
     refusable: tuple[int, ...]  # lines of the `invalid` rows some reachable configuration refuses
 
+    @property
+    def unfired(self) -> tuple[int, ...]:
+        """Reachable rows no vector fires: on a table that breaks a rule, those only a broken step reaches."""
+        fired = {line for vector in self.vectors for line in vector.rows}
+        return tuple(line for line in self.reachable if line not in fired)
+
     def manifest(self, sha256: str, version: str) -> dict[str, Any]:
         """manifest.json: every trace with the rows it fires, the spec's path and digest, gapstate's version."""
         return {

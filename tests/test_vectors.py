@@ -154,6 +154,20 @@ def test_an_unusable_spec_writes_nothing(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.md"]
 
 
+def test_a_table_whose_row_fires_only_by_breaking_a_rule_gets_no_suite(tmp_path):
+    """Vectors walk only clean steps; a suite that skipped the row would claim more than it fires."""
+    spec = tmp_path / "busy.md"
+    spec.write_text(
+        variant("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request"),
+        encoding="utf-8",
+    )
+    line = SPEC_TEXT.splitlines().index("OPEN | floor_released | busy | DUE | defer_no_interrupt") + 1
+    result = vectors_cli(str(tmp_path / "suite"), "--spec", str(spec))
+    assert result.exit_code == 1
+    assert f"rows at lines {line} fire only on steps that break a rule" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["busy.md"]
+
+
 def test_a_file_in_the_way_is_unusable(tmp_path):
     (tmp_path / "suite").write_text("x", encoding="utf-8")
     result = vectors_cli(str(tmp_path / "suite"), "--force")
