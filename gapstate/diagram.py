@@ -165,8 +165,9 @@ def dot(diagram: Diagram) -> str:
 
 # The marked block of a spec --------------------------------------------------
 
-MARKER = "<!-- gapstate:graph -->"
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*mermaid\s*$")
+MARKER = "<!-- gapstate:graph -->"  # as written; read with any spacing inside the comment
+_MARKER = re.compile(r"^\s*<!--\s*gapstate:graph\s*-->\s*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*(?:mermaid)?\s*$")  # a plain fence is read as the diagram too
 
 
 class Block(NamedTuple):
@@ -184,7 +185,7 @@ def marked_blocks(lines: list[str]) -> list[Block]:
     """
     blocks = []
     for i, text in enumerate(lines):
-        if text.strip() != MARKER:
+        if not _MARKER.match(text):
             continue
         # blank lines between the marker and the fence are allowed, as markdown allows them
         opening = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
@@ -199,28 +200,39 @@ def marked_blocks(lines: list[str]) -> list[Block]:
     return blocks
 
 
+def _content(lines: list[str]) -> list[str]:
+    """A block's lines as compared: trailing blanks and blank lines around it do not count."""
+    kept = [line.rstrip() for line in lines]
+    while kept and not kept[-1]:
+        kept.pop()
+    while kept and not kept[0]:
+        kept.pop(0)
+    return kept
+
+
 def stale_blocks(text: str, drawn: str, path: str) -> list[StaleDiagram]:
     """A `stale_diagram` finding for every marked block whose content is not `drawn`.
 
     Reported at the block's opening fence (at the marker when there is no
-    block). Trailing blanks on a line are ignored, since editors strip them.
+    block). Blanks that editors and writers add or strip (at the end of a
+    line, blank lines at either end of the block) are not a difference.
     """
     lines = text.splitlines()
-    wanted = [line.rstrip() for line in drawn.splitlines()]
+    wanted = _content(drawn.splitlines())
     stale = []
     for block in marked_blocks(lines):
         if block.opening is None:
             stale.append(StaleDiagram(block.marker + 1, 1, DiagramProblem.NO_BLOCK, path))
         elif block.closing is None:
             stale.append(StaleDiagram(block.opening + 1, 1, DiagramProblem.UNCLOSED, path))
-        elif [line.rstrip() for line in lines[block.opening + 1 : block.closing]] != wanted:
+        elif _content(lines[block.opening + 1 : block.closing]) != wanted:
             stale.append(StaleDiagram(block.opening + 1, 1, DiagramProblem.DIFFERS, path))
     return stale
 
 
 def diagram_findings(text: str, table: Table, path: str) -> list[StaleDiagram]:
     """`stale_diagram` findings of a spec's text against the diagram its table draws."""
-    if MARKER not in text:
+    if "gapstate:graph" not in text:
         return []
     return stale_blocks(text, mermaid(build(table)), path)
 

@@ -107,6 +107,19 @@ def test_blank_lines_may_stand_between_the_marker_and_its_block():
     assert update(text, DRAWN) == f"{MARKER}\n\n```mermaid\n{DRAWN}```\ntail\n"
 
 
+@pytest.mark.parametrize(
+    "block",
+    [
+        f"```mermaid\n{DRAWN}\n```\n",  # a blank line before the closing fence
+        f"```mermaid\n\n{DRAWN}   \n```\n",  # a blank line after the opening fence, a line of spaces
+        f"```\n{DRAWN}```\n",  # a fence without the info string
+    ],
+)
+@pytest.mark.parametrize("marker", [MARKER, "<!--gapstate:graph-->", "  <!--  gapstate:graph  -->"])
+def test_blanks_around_the_drawing_and_inside_the_marker_are_no_difference(marker, block):
+    assert stale_blocks(f"intro\n{marker}\n{block}tail\n", DRAWN, "spec.md") == []
+
+
 def test_a_marker_without_a_block_is_stale_and_update_adds_the_block_after_it():
     text = f"intro\n{MARKER}\nprose\n"
     assert [(f.line, f.reason.name) for f in stale_blocks(text, DRAWN, "spec.md")] == [(2, "NO_BLOCK")]
