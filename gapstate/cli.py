@@ -508,7 +508,8 @@ def coverage(traces: tuple[str, ...], spec_path: str | None, fmt: str, jobs: int
 
     TRACE is a JSON Lines trace file, or a folder (its *.jsonl files,
     recursively). A trace that stops (an invalid event, a broken rule)
-    counts the steps before the stop and is listed. Exit 0; 1 with
+    counts the steps before the stop and is listed. Exit 0; 1 when a trace
+    stopped (it broke the table, as `replay` would say), or with
     --require-all when some reachable row was never fired; 2 for a
     malformed trace (named, with its line) or an unusable spec.
     """
@@ -521,7 +522,7 @@ def coverage(traces: tuple[str, ...], spec_path: str | None, fmt: str, jobs: int
         click.echo(to_json(result.to_dict()))
     else:
         click.echo(coverage_text(result, {row.line: str(row) for row in spec.table.rows}))
-    sys.exit(1 if require_all and result.never else 0)
+    sys.exit(1 if result.stopped or (require_all and result.never) else 0)
 
 
 @main.command()

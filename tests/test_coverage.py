@@ -104,7 +104,7 @@ def test_coverage_json_has_the_contract_shape_and_require_all_gates(tmp_path):
     (tmp_path / "a.jsonl").write_text('{"event": "loss_voiced", "t": 1, "id": "a"}\n{"event": "send_ok"}\n', encoding="utf-8")
     (tmp_path / "b.jsonl").write_text('{"event": "busy_start"}\n', encoding="utf-8")
     result = run("coverage", str(tmp_path), "--format", "json", "--jobs", "1")
-    assert result.exit_code == 0
+    assert result.exit_code == 1  # a.jsonl stops on an invalid event: read, and it breaks the table
     document = json.loads(result.stdout)
     assert set(document) == {"traces", "events", "fired", "never", "reachable", "stopped"}
     assert (document["traces"], document["events"], document["reachable"]) == (2, 3, 52)
@@ -113,6 +113,16 @@ def test_coverage_json_has_the_contract_shape_and_require_all_gates(tmp_path):
     assert document["stopped"] == [{"trace": str(tmp_path / "a.jsonl"), "index": 1, "kind": "invalid_event"}]
     assert len(document["never"]) == 50
     assert run("coverage", str(tmp_path), "--require-all").exit_code == 1
+
+
+def test_coverage_exits_0_when_every_trace_replays_and_1_with_require_all_when_a_row_never_fired(tmp_path):
+    (tmp_path / "a.jsonl").write_text('{"event": "loss_voiced", "t": 1, "id": "a"}\n{"event": "session_end"}\n', encoding="utf-8")
+    assert run("coverage", str(tmp_path)).exit_code == 0
+    assert run("coverage", str(tmp_path), "--require-all").exit_code == 1
+    (tmp_path / "b.jsonl").write_text('{"event": "session_end"}\n{"event": "session_end"}\n', encoding="utf-8")
+    result = run("coverage", str(tmp_path), "--format", "json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["stopped"] == [{"trace": str(tmp_path / "b.jsonl"), "index": 1, "kind": "after_session_end"}]
 
 
 def test_coverage_of_a_malformed_trace_exits_2_naming_it_and_its_line(tmp_path):
