@@ -669,6 +669,7 @@ def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, examples: 
     spec = spec_for(spec_path)
     spec.require_steppable()
     suite = load_vectors(vectors_dir) if vectors_dir is not None else builtin(spec)
+    _exit_on_sigterm()
     with Child(command, timeout) as child:  # ends the child (its process group) whatever happens
         if sys.stderr.isatty():
             with click.progressbar(length=len(suite) + examples, label="conform", file=sys.stderr) as bar:
@@ -709,6 +710,20 @@ def diff(paths: tuple[str, ...], revision: str | None, fmt: str) -> None:
     result = compare(old, new)
     click.echo(to_json(result.to_dict()) if fmt == "json" else diff_text(result))
     sys.exit(0 if result.same else 1)
+
+
+def _exit_on_sigterm() -> None:
+    """Turn SIGTERM (a CI job cancelled, `kill`) into an exit that unwinds, so `with` blocks end children.
+
+    Python's default for SIGTERM is to die on the spot, which would leave the
+    implementation under test running. 143 is what a shell reports for it.
+    """
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        sys.exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
 
 
 def entry() -> None:

@@ -119,3 +119,29 @@ def test_an_answer_that_never_ends_its_line_is_refused_without_filling_memory():
     with pytest.raises(Untestable, match="without a line end"):
         child.reset()
     child.close()
+
+
+def test_sigterm_to_conform_ends_the_implementation_too(tmp_path):
+    """A cancelled CI job sends SIGTERM: the adapter (and what it started) must not outlive gapstate."""
+    import signal
+    import subprocess
+
+    pidfile = tmp_path / "pid"
+    adapter = ["sh", "-c", f"sleep 60 & echo $! > {pidfile}; exec sleep 60"]  # never answers
+    process = subprocess.Popen(
+        [PY, "-m", "gapstate", "conform", "--timeout", "60", "--", *adapter],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    for _ in range(500):
+        if pidfile.exists() and pidfile.read_text().strip():
+            break
+        time.sleep(0.02)
+    grandchild = int(pidfile.read_text())
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=20) == 128 + signal.SIGTERM
+    for _ in range(200):
+        if not _alive(grandchild):
+            break
+        time.sleep(0.01)
+    assert not _alive(grandchild)
