@@ -429,16 +429,17 @@ def witness(address: str, spec_path: str | None, fmt: str) -> None:
     """Print the shortest trace (JSON Lines) whose last event fires ROW.
 
     ROW is a spec line or `STATE|EVENT|GUARDS` as written in the table
-    (guards in any order, `-` for none). The trace walks only steps that
+    (guards in any order, `-` for none; a state a `*` row covers names that
+    row, fired in that state). The trace walks only steps that
     break no rule, so `gapstate replay` of it ends on that row. Exit 1 for a
     row no reachable configuration fires (saying why) and for an `invalid`
     row (the trace then ends on the refused event); 2 for no such row.
     """
     from .render import to_json, trace_lines, witness_note
-    from .witness import find_row, witness as find
+    from .witness import locate, witness as find
 
     ways = _ways(spec_path)
-    result = find(ways, find_row(ways.spec.table, address, ways.spec.path))
+    result = find(ways, *locate(ways.spec.table, address, ways.spec.path))
     if fmt == "json":
         click.echo(to_json(result.to_dict()))
     elif result.trace is not None:

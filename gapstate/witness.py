@@ -30,12 +30,21 @@ def find_row(table: Table, address: str, source: str) -> Row:
     Raises GapstateError, naming `source` (the spec), when the address is
     malformed or names no row.
     """
+    return locate(table, address, source)[0]
+
+
+def locate(table: Table, address: str, source: str) -> tuple[Row, str | None]:
+    """The row an address names, and the state it was asked for when that row is a `*` row.
+
+    `OPEN | loss_silent | -` names no row of its own when `* | loss_silent |
+    -` covers OPEN; it is that row, fired in OPEN.
+    """
     text = address.strip()
     if text.isdigit():
         line = int(text)
         for row in table.rows:
             if row.line == line:
-                return row
+                return row, None
         raise GapstateError(f"line {line} holds no row of the table", file=source, line=line)
     from .parser import parse_address
 
@@ -46,9 +55,11 @@ def find_row(table: Table, address: str, source: str) -> Row:
     wanted = frozenset(guards)
     for row in table.rows:
         if row.state == state and row.event == event and row.guard_set == wanted:
-            return row
+            return row, None
     hint = ""
     near = [r for r in table.rows if r.event == event and r.guard_set == wanted and r.applies_to(state)]
+    if near and near[0].state == "*" and state in table.states:
+        return near[0], state
     if near:
         hint = f"; did you mean `{near[0].state} | {event} | {format_guards(near[0].guards)}` (line {near[0].line})?"
     raise GapstateError(f"no row `{state} | {event} | {format_guards(guards)}` in the table{hint}", file=source)
@@ -112,8 +123,8 @@ class RowWitness:
         return out
 
 
-def witness(ways: Ways, row: Row) -> RowWitness:
-    """The shortest trace whose last event fires `row`, walking only steps that break no rule.
+def witness(ways: Ways, row: Row, state: str | None = None) -> RowWitness:
+    """The shortest trace whose last event fires `row` (in `state`, for a `*` row), walking only steps that break no rule.
 
     For an `invalid` row the trace ends on the refused event (its steps stop
     before it); for a row no reachable configuration matches there is no
@@ -123,7 +134,8 @@ def witness(ways: Ways, row: Row) -> RowWitness:
     from .replayer import replay
     from .trace import from_dicts
 
-    found = shortest_firing_trace(ways.exploration, ways.of(row))
+    firings = [way for way in ways.of(row) if state is None or way.config.state == state]
+    found = shortest_firing_trace(ways.exploration, firings)
     if found is None:
         return RowWitness(row, UNREACHABLE, None, None, why_unreachable(ways, row))
     result = replay(ways.spec, from_dicts(found.trace))

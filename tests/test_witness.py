@@ -13,7 +13,7 @@ from gapstate.errors import GapstateError
 from gapstate.proof import distances_to_firing, shortest_firing_trace
 from gapstate.replayer import replay
 from gapstate.trace import from_dicts
-from gapstate.witness import FIRES, INVALID, UNREACHABLE, Ways, find_row, witness
+from gapstate.witness import FIRES, INVALID, UNREACHABLE, Ways, find_row, locate, witness
 
 from .support import SPEC_TEXT, line_of, variant
 
@@ -72,12 +72,21 @@ def test_rows_are_found_by_line_or_by_address_with_guards_in_any_order():
     assert find_row(TABLE, "*|loss_silent|-", "spec").actions == ("note_trim",)
 
 
+def test_a_state_that_a_star_row_covers_names_that_row_fired_in_that_state():
+    row, state = locate(TABLE, "REQUESTED | loss_silent | -", "spec")
+    assert (row.state, row.actions, state) == ("*", ("note_trim",), "REQUESTED")
+    ways = Ways(SPEC)
+    found = witness(ways, row, state)
+    assert found.status == FIRES and found.steps[-1]["from"] == "REQUESTED" and found.steps[-1]["row"] == row.line
+    assert len(found.trace) > len(witness(ways, row).trace) == 1  # from CLEAR it takes one event
+
+
 @pytest.mark.parametrize(
     "address, says",
     [
         ("1", "line 1 holds no row"),
         ("OPEN | floor_released | busy,budget_left", "no row `OPEN | floor_released | busy,budget_left`"),
-        ("OPEN | loss_silent | -", "did you mean `* | loss_silent | -`"),
+        ("NOWHERE | loss_silent | -", "did you mean `* | loss_silent | -`"),
         ("OPEN | floor_released", "a row's address is state | event | guards"),
     ],
 )
