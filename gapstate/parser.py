@@ -205,49 +205,41 @@ def _parse_block(start: int, header_line: int, content: list[str], block: Fenced
     rows: list[Row] = []
     caps: list[Cap] = []
     allowances: list[Allowance] = []
-    for offset, text in enumerate(content):
+    first = header_line - start + 1  # offset of the first line after the header
+    # A fence inside the block (another character, or shorter) does not close
+    # it: the lines after the table up to there would be read as table lines.
+    fence_at = next((k for k in range(first, len(content)) if _OPEN_FENCE.match(content[k])), None)
+    end = len(content) if fence_at is None else fence_at
+    unclosed = _unclosed_finding(parser, start, first, content[:end], block) if (
+        fence_at is not None or not block.closed
+    ) else None
+    if unclosed is not None:
+        end = unclosed.line - start
+    elif fence_at is not None:
+        text = content[fence_at]
+        detail = (
+            f"this fence does not close the block opened with {block.fence} at line {start - 1}; "
+            f"close it with {block.fence} (the same character, at least as many)"
+        )
+        unclosed = ParseError(start + fence_at, len(text) - len(text.lstrip()) + 1, ParseProblem.SYNTAX, detail=detail)
+    if not _is_header(content[header_line - start]):
+        findings.append(_header_finding(content[header_line - start], header_line))
+    for offset in range(first, end):
+        text = content[offset]
         number = start + offset
-        if number < header_line or not text.strip():
+        if not text.strip():
             continue
-        if number == header_line:
-            if not _is_header(text):
-                findings.append(_header_finding(text, number))
-            continue
-        fence = _OPEN_FENCE.match(text)
-        if fence is not None:
-            # A fence that does not close this block (another character, or
-            # shorter): everything after it would be read as table lines.
-            detail = (
-                f"this fence does not close the block opened with {block.fence} at line {start - 1}; "
-                f"close it with {block.fence} (the same character, at least as many)"
-            )
-            findings.append(ParseError(number, len(text) - len(text.lstrip()) + 1, ParseProblem.SYNTAX, detail=detail))
-            break
-        problem = _line_problem(text)
-        if problem is None:
-            try:
-                tree = parser.parse(text)
-            except UnexpectedInput as error:
-                problem = _syntax_problem(parser, error, text)
-        if problem is not None:
-            column, detail = problem
-            if not block.closed:
-                detail = (
-                    f"the block opened with {block.fence} at line {start - 1} is never closed, so the text "
-                    f"from here on is read as table lines; close the block with {block.fence}"
-                )
-                findings.append(ParseError(number, len(text) - len(text.lstrip()) + 1, ParseProblem.SYNTAX, detail=detail))
-                break
-            findings.append(ParseError(number, column, ParseProblem.SYNTAX, detail=detail))
-            continue
-        reader.number = number
-        item = reader.transform(tree)
-        if isinstance(item, Row):
+        item = _parse_line(parser, reader, text, number)
+        if isinstance(item, ParseError):
+            findings.append(item)
+        elif isinstance(item, Row):
             rows.append(item)
         elif isinstance(item, Cap):
             caps.append(item)
         elif isinstance(item, Allowance):
             allowances.append(item)
+    if unclosed is not None:
+        findings.append(unclosed)
     if findings:
         # What did parse is kept, so the summary can say what was read.
         partial = Table.build(header_line, tuple(rows), tuple(caps), tuple(allowances)) if rows else None
@@ -255,6 +247,48 @@ def _parse_block(start: int, header_line: int, content: list[str], block: Fenced
     if not rows:
         return Parsed(None, (ParseError(header_line, 1, ParseProblem.NO_ROWS),))
     return Parsed(Table.build(header_line, tuple(rows), tuple(caps), tuple(allowances)), ())
+
+
+def _parse_line(parser: Lark, reader: "_LineReader", text: str, number: int) -> Row | Cap | Allowance | ParseError | None:
+    """One table line as what it declares (None for a comment), or the syntax finding it earns."""
+    problem = _line_problem(text)
+    if problem is None:
+        try:
+            tree = parser.parse(text)
+        except UnexpectedInput as error:
+            problem = _syntax_problem(parser, error, text)
+    if problem is not None:
+        column, detail = problem
+        return ParseError(number, column, ParseProblem.SYNTAX, detail=detail)
+    reader.number = number
+    return reader.transform(tree)
+
+
+def _unclosed_finding(parser: Lark, start: int, first: int, content: list[str], block: Fenced) -> ParseError | None:
+    """The one finding for a block not closed where its table ends, or None when no prose follows the rows.
+
+    The table's rows end at the last line that reads as a row or directive;
+    the first non-blank line after them, when some line after them does not
+    read as a table line, is where the closing fence is missing. Reporting
+    each prose line as a syntax error would bury this, the real error.
+    """
+    reader = _LineReader()
+    read = [
+        (k, _parse_line(parser, reader, content[k], start + k))
+        for k in range(first, len(content))
+        if content[k].strip()
+    ]
+    last = max((k for k, item in read if isinstance(item, (Row, Cap, Allowance))), default=first - 1)
+    if not any(isinstance(item, ParseError) for k, item in read if k > last):
+        return None
+    at = next(k for k, _ in read if k > last)
+    text = content[at]
+    rows_end = f"the table's rows seem to end at line {start + last}, so " if last >= first else ""
+    detail = (
+        f"the block opened with {block.fence} at line {start - 1} is never closed; {rows_end}the text "
+        f"from here on is read as table lines; close the block with {block.fence}"
+    )
+    return ParseError(start + at, len(text) - len(text.lstrip()) + 1, ParseProblem.SYNTAX, detail=detail)
 
 
 class _Guard(NamedTuple):

@@ -161,9 +161,51 @@ def test_an_unclosed_fence_with_prose_after_the_table_says_so_once():
     [finding] = parse_text(text).findings
     assert (finding.line, finding.column) == (7, 1)
     assert finding.message == (
-        "the block opened with ``` at line 3 is never closed, so the text from here on is read as table lines; "
-        "close the block with ```"
+        "the block opened with ``` at line 3 is never closed; the table's rows seem to end at line 5, "
+        "so the text from here on is read as table lines; close the block with ```"
     )
+
+
+def _spec_without_its_closing_fence() -> tuple[str, int, int]:
+    """The seed spec with the fence after its last row deleted: (text, opening fence line, last row line)."""
+    lines = SPEC_TEXT.splitlines(keepends=True)
+    last = next(k for k, text in enumerate(lines) if text.startswith("REQUESTED | session_end | - | CLEAR"))
+    assert lines[last + 1].strip() == "```"
+    opening = max(k for k in range(last) if lines[k].startswith("```"))
+    return "".join(lines[: last + 1] + lines[last + 2 :]), opening + 1, last + 1
+
+
+def test_a_spec_whose_table_fence_is_deleted_gets_one_finding_naming_the_opening_fence():
+    # The prose and the next (mermaid) block after the table used to give a
+    # syntax error per line first, and the "never closed" one only sixth.
+    text, opening, last = _spec_without_its_closing_fence()
+    [finding] = parse_text(text).findings
+    assert finding.line == last + 2  # the heading after the blank line
+    assert f"the block opened with ``` at line {opening} is never closed" in finding.message
+    assert f"the table's rows seem to end at line {last}" in finding.message
+
+
+def test_commands_with_spec_show_the_unclosed_block_first(tmp_path):
+    from click.testing import CliRunner
+
+    from gapstate.cli import main
+
+    text, opening, _ = _spec_without_its_closing_fence()
+    path = tmp_path / "spec.md"
+    path.write_text(text, encoding="utf-8")
+    trace = tmp_path / "t.jsonl"
+    trace.write_text('{"event":"busy_start","t":1}\n', encoding="utf-8")
+    for args in (["replay", str(trace)], ["fuzz", "--seed", "1"], ["graph", "--update"]):
+        result = CliRunner().invoke(main, [*args, "--spec", str(path)])
+        assert result.exit_code == 2, args
+        assert f"block opened with ``` at line {opening} is never closed" in result.output, args
+
+
+def test_a_tilde_block_with_prose_before_a_backtick_fence_says_so_once():
+    text = "~~~\n# state | event | guards | next | actions\n* | busy_start | - | = | noop\n\nProse here.\nMore.\n```\n"
+    [finding] = parse_text(text).findings
+    assert (finding.line, finding.column) == (5, 1)
+    assert finding.message.startswith("the block opened with ~~~ at line 1 is never closed; the table's rows seem to end at line 3")
 
 
 def test_a_tilde_block_closed_by_a_backtick_fence_says_which_fence_closes_it():
