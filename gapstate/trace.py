@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -22,7 +23,7 @@ from msgspec import UNSET, UnsetType
 
 from .errors import GapstateError
 from .semantics import EVENTS, closest
-from .source import label, not_utf8, open_binary
+from .source import label, open_binary
 
 
 class Event(msgspec.Struct, forbid_unknown_fields=True):
@@ -109,6 +110,13 @@ def diagnose(text: str) -> tuple[str, int | None]:
                 return "a ',' after the event: JSON Lines puts nothing between lines", len(text.rstrip())
         if error.msg.startswith("Extra data") and text.lstrip().startswith('"'):
             return "a field on a line of its own, outside an event object", 1
+        if error.pos >= len(text.rstrip()) and text.lstrip().startswith(("{", "[")):
+            # `{` alone, or `{"event": "x",`: not a trailing comma, a line break.
+            return (
+                "not valid JSON: the event object is not closed on this line; a trace has each event object on one line "
+                "(pretty-printed JSON is not a trace)",
+                len(text.rstrip()) + 1,
+            )
         words = next((said for known, said in _JSON_WORDS if error.msg.startswith(known)), error.msg.lower())
         return f"not valid JSON: {words}", error.colno
     except RecursionError:
@@ -130,6 +138,12 @@ def _shape(value: Any, text: str) -> tuple[str, int | None]:
     for key in ("t", "speech_start"):
         if key in value:
             number = value[key]
+            if isinstance(number, float):
+                # 1e3 and 1000.0 are whole in value, but a trace writes integers only.
+                return (
+                    f"'{key}' must be an integer number of milliseconds, written without an exponent or fraction",
+                    _field_column(text, key),
+                )
             if isinstance(number, bool) or not isinstance(number, int):
                 return f"'{key}' must be a whole number of milliseconds, not {_kind(number)}", _field_column(text, key)
             if number < 0:
@@ -173,11 +187,10 @@ def _hint(problems: list[LineProblem]) -> str:
     return ""
 
 
-def _unusable(source: str, problems: list[LineProblem], more: int) -> GapstateError:
+def _unusable(source: str, problems: list[LineProblem], more: int, hint: str) -> GapstateError:
     """One error for every malformed line found: the first's place, a count and a hint in the message."""
     first = problems[0]
     count = len(problems) + more
-    hint = _hint(problems)
     if count == 1:
         message = first.message + (f"; {hint}" if hint else "")
         return GapstateError(message, source, first.line, first.column, problems=tuple(problems))
@@ -196,22 +209,70 @@ def _text(data: Any) -> str:
         return repr(data)
 
 
+def _repeated(raw: Event, data: Any) -> tuple[str, int | None] | None:
+    """The field a line names twice, when it has more ':' than `raw` has fields set; None when none is.
+
+    msgspec keeps the last of two equal keys without a word, so a line such
+    as `{"event":"loss_voiced","id":"a","event":"busy_start"}` would replay
+    as busy_start. Every key needs a ':', so a line with no more of them than
+    fields set repeats nothing; only the rest (a ':' inside a string, or a
+    repeat) is decoded again to look.
+    """
+    if not isinstance(data, bytes):
+        return None  # a dict cannot repeat a key
+    fields = 1 + (raw.t is not UNSET) + (raw.id is not UNSET) + (raw.speech_start is not UNSET)
+    if data.count(b":") <= fields:
+        return None
+    text = data.decode("utf-8")
+    seen: set[str] = set()
+    repeated: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        for key, _ in items:
+            if key in seen and not repeated:
+                repeated.append(key)
+            seen.add(key)
+        return dict(items)
+
+    json.loads(text, object_pairs_hook=pairs)
+    if not repeated:
+        return None
+    key = repeated[0]
+    written = list(re.finditer(r'"' + re.escape(key) + r'"\s*:', text))  # fewer when a key is escaped
+    column = written[1].start() + 1 if len(written) > 1 else None
+    return f"the field '{key}' appears twice in one event; give each field once", column
+
+
+def _two_colons(data: Any, colon: bytes) -> int:
+    """A dict's count for the reader's fast path: a dict cannot repeat a key, so it is as good as `event` and `t`."""
+    return 2
+
+
+# Events valid with `event` and `t` alone: all but those `_check` requires a payload of.
+_PLAIN = frozenset(EVENTS) - {"loss_voiced", "evidence_turn"}
+
+
 class Events:
     """Checked events (`Event`), one at a time, with `line`: where the last one yielded stood.
 
     After the first malformed line nothing more is yielded, but the rest is
     still read, so that GapstateError lists every malformed line (up to
     MAX_PROBLEMS, then a count), each as a LineProblem quoting the line.
+    Events given as dicts (`from_file` false) are placed by their 1-based
+    number alone: a column in their JSON rendering would mean nothing.
     """
 
-    def __init__(self, source: str, lines: Iterable[Any], decode: Any):
+    def __init__(self, source: str, lines: Iterable[Any], decode: Any, from_file: bool = True):
         self.source = source
         self.line = 0
         self._lines = lines
         self._decode = decode
+        self._from_file = from_file
 
     def __iter__(self) -> Iterator[Event]:
         source, decode, unset = self.source, self._decode, UNSET
+        count = bytes.count if self._from_file else _two_colons
+        plain = _PLAIN
         failure = msgspec.MsgspecError
         last = 0
         lines = enumerate(self._lines, start=1)
@@ -222,8 +283,22 @@ class Events:
                 raw = decode(data)
             except failure:
                 self._problems(number, data, last, lines)
-            if _check(raw, last, unset, "") is not None:
-                self._problems(number, data, last, lines)
+            # The common line is settled here without a call: a known event
+            # with `t` (not going back) and the payload it needs, and exactly
+            # one ':' per field that shape sets (2, or 3 with the payload):
+            # every key needs a ':', so no key is there twice. Every other line
+            # gets the exact checks, the repeated key looked for before `_check`
+            # fills in an absent `t`.
+            t = raw.t
+            name = raw.event
+            if t is unset or t < last or count(data, b":") != (
+                2 if name in plain
+                else 3 if (name == "loss_voiced" and raw.id is not unset)
+                or (name == "evidence_turn" and raw.speech_start is not unset)
+                else 0
+            ):
+                if _repeated(raw, data) is not None or _check(raw, last, unset, "") is not None:
+                    self._problems(number, data, last, lines)
             last = raw.t
             self.line = number
             yield raw
@@ -236,33 +311,30 @@ class Events:
         for number, data in itertools.chain([(number, data)], lines):
             if data is _BLANK:
                 continue
+            text = _text(data)
+            found: tuple[str, int | None] | None = None
             if isinstance(data, bytes):
                 try:
                     data.decode("utf-8")
                 except UnicodeDecodeError as bad:
-                    error = not_utf8(data, bad, self.source, number)
-                    found: tuple[str, int | None] | None = (error.message, error.column)
-                    data = data.decode("utf-8", "replace")
-                else:
-                    found = None
-            else:
-                found = None
+                    byte = data[bad.start]
+                    found = f"not UTF-8 text: byte 0x{byte:02x} cannot be decoded (a trace is UTF-8 JSON Lines)", bad.start + 1
             if found is None:
                 try:
                     raw = decode(data)
                 except failure:
-                    text = _text(data)
                     found = diagnose(text) if isinstance(data, (bytes, str)) else _shape(data, text)
                 else:
-                    found = _check(raw, last, unset, _text(data))
+                    found = _repeated(raw, data) or _check(raw, last, unset, text)
                     if found is None:
                         last = raw.t
                         continue
             if len(problems) < MAX_PROBLEMS:
-                problems.append(LineProblem(number, found[1], found[0], _text(data)))
+                column = found[1] if self._from_file else None
+                problems.append(LineProblem(number, column, found[0], text))
             else:
                 more += 1
-        raise _unusable(self.source, problems, more)
+        raise _unusable(self.source, problems, more, _hint(problems) if self._from_file else "")
 
 
 _BLANK = object()
@@ -285,5 +357,5 @@ def read_trace(path: str | Path) -> Events:
 
 
 def from_dicts(events: Iterable[Any], source: str = "<events>") -> Events:
-    """The same checks for events given as dicts (the Python API); `line` is the position + 1."""
-    return Events(source, events, lambda item: msgspec.convert(item, Event))
+    """The same checks for events given as dicts (the Python API); `line` is the event's 1-based number."""
+    return Events(source, events, lambda item: msgspec.convert(item, Event), from_file=False)

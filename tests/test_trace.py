@@ -26,7 +26,7 @@ MALFORMED = [
     ('{"event": "evidence_turn", "t": 500}', "evidence_turn needs a 'speech_start'"),
     ('{"event": "busy_start", "colour": "red"}', "unknown field 'colour'"),
     ('{"event": "busy_start", "t": "5"}', "'t' must be a whole number of milliseconds, not a string"),
-    ('{"event": "busy_start", "t": 5.5}', "'t' must be a whole number of milliseconds, not a number with a fraction"),
+    ('{"event": "busy_start", "t": 5.5}', "'t' must be an integer number of milliseconds, written without an exponent or fraction"),
     ('{"event": "busy_start", "t": true}', "'t' must be a whole number of milliseconds, not true/false"),
     ('{"event": "busy_start", "t": null}', "'t' must be a whole number of milliseconds, not null"),
     ('{"event": "busy_start", "t": -1}', "'t' must not be negative (-1)"),
@@ -164,3 +164,66 @@ def test_the_python_api_gets_every_problem_too():
     with pytest.raises(gapstate.GapstateError) as caught:
         gapstate.replay(None, [{"event": "busy_start"}, {"event": 3}, {"event": "busy_end", "t": -2}])
     assert [p.line for p in caught.value.problems] == [2, 3]
+
+
+# messages a new user met -------------------------------------------------------
+
+@pytest.mark.parametrize("bad", ['{"event": "busy_start", "t": 1e3}', '{"event": "busy_start", "t": 1000.0}'])
+def test_a_time_with_an_exponent_or_fraction_asks_for_an_integer(tmp_path, bad):
+    result = replay(write_trace(tmp_path, bad))
+    assert result.exit_code == 2
+    assert "'t' must be an integer number of milliseconds, written without an exponent or fraction" in result.stderr
+    assert "a number with a fraction" not in result.stderr
+
+
+def test_the_opening_brace_of_a_pretty_printed_file_is_not_called_a_trailing_comma(tmp_path):
+    path = tmp_path / "trace.json"
+    path.write_text('{\n  "event": "busy_start",\n  "t": 5\n}\n', encoding="utf-8")
+    [first] = json.loads(replay(path, "--format", "json").stdout)["error"]["problems"][:1]
+    assert first["line"] == 1
+    assert "trailing comma" not in first["message"]
+    assert "each event object on one line" in first["message"]
+
+
+def test_a_line_that_is_not_utf8_is_not_called_pretty_printed(tmp_path):
+    path = tmp_path / "trace.jsonl"
+    path.write_bytes(GOOD.encode() + b'\n{"event": "busy_start\xff"}\n')
+    first, quoted = replay(path).stderr.splitlines()[:2]
+    assert first == f"gapstate: error: {path}:2:22: not UTF-8 text: byte 0xff cannot be decoded (a trace is UTF-8 JSON Lines)"
+    assert quoted.startswith('  2 | {"event": "busy_start')  # the line itself, not its JSON quoting
+
+
+@pytest.mark.parametrize("line, key, column", [
+    ('{"event":"loss_voiced","id":"a","event":"busy_start"}', "event", 33),
+    ('{"event":"busy_start","t":1,"t":2}', "t", 29),
+    ('{"event":"busy_start","event":"busy_end"}', "event", 23),
+    ('{"event":"evidence_turn","speech_start":1,"t":3,"speech_start":2}', "speech_start", 49),
+])
+def test_a_field_given_twice_in_one_event_is_malformed(tmp_path, line, key, column):
+    path = write_trace(tmp_path, GOOD, line)
+    result = replay(path)
+    assert result.exit_code == 2
+    assert f"{path}:2:{column}: the field '{key}' appears twice in one event" in result.stderr
+
+
+def test_a_colon_inside_a_string_is_not_a_repeated_field(tmp_path):
+    path = write_trace(tmp_path, '{"event": "loss_voiced", "t": 1, "id": "iv:1:2"}', '{"event": "busy_start"}')
+    assert replay(path).exit_code == 0
+
+
+@pytest.mark.parametrize("name", ["bogus", "busy_strat"])
+def test_the_api_says_what_the_cli_says_placed_by_the_event_s_number(tmp_path, name):
+    path = write_trace(tmp_path, GOOD, json.dumps({"event": name}))
+    cli = replay(path, "--format", "json")
+    [said] = json.loads(cli.stdout)["error"]["problems"]
+    with pytest.raises(gapstate.GapstateError) as caught:
+        gapstate.replay(None, [json.loads(GOOD), {"event": name}])
+    assert caught.value.message == said["message"]
+    assert (caught.value.line, caught.value.column) == (2, None)
+    assert str(caught.value).startswith(f"<events>:2: unknown event '{name}'")
+
+
+def test_the_api_gives_no_file_hint_for_an_event_that_is_not_an_object():
+    with pytest.raises(gapstate.GapstateError) as caught:
+        gapstate.replay(None, ["busy_start"])
+    assert caught.value.message == "expected an event object, found a string"
