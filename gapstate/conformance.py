@@ -208,7 +208,7 @@ class Runner:
             actual = self.implementation.step(dict(event))
             problem = protocol_problem(actual)
             if problem is not None:
-                raise Untestable(f"the answer to event {index} ({event['event']}) is not in the protocol: {problem}: {_shown(actual)}")
+                raise Untestable(f"the answer to event {index + 1} of {len(events)} ({event['event']}) is not in the protocol: {problem}: {_shown(actual)}")
             fields = differences(expected, actual)
             if fields:
                 return Divergence(tuple(events[: index + 1]), index, expected, actual, row, fields, source, len(events))

@@ -239,6 +239,13 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+def _nth(index: int) -> str:
+    """A 0-based index as people count: 0 is '1st', 10 is '11th' (the JSON keeps the index)."""
+    n = index + 1
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 # fuzz ----------------------------------------------------------------------
 
 
@@ -249,7 +256,7 @@ def fuzz_text(result: Any, saved: str | None = None, with_trace: bool = True) ->
     lines = [f"gapstate fuzz: {result.spec}: {named}: {result.examples} traces, {result.events} events"]
     found = result.counterexample
     if found is not None:
-        lines.append(f"{found.kind} at event {found.index}: {found.message}")
+        lines.append(f"{found.kind} at event {found.index + 1} of {len(found.trace)}: {found.message}")
         if len(seeds) > 1:
             lines.append(f"found by seed {found.seed} after {found.after} traces: re-run it alone with --seed {found.seed}")
         if with_trace:
@@ -310,7 +317,7 @@ def coverage_text(result: Any, rows: dict[int, str]) -> str:
         lines.append(f"stopped: {count} trace{'s' if count != 1 else ''} (the steps before the stop are counted)")
         for stop in result.stopped:
             error = stop.error
-            lines.append(f"  {stop.trace}:{error.line}: event {error.index}: {error.kind}: {error.message}")
+            lines.append(f"  {stop.trace}:{error.line}: the {_nth(error.index)} event: {error.kind}: {error.message}")
     return "\n".join(lines)
 
 
@@ -370,7 +377,7 @@ def conform_text(result: Any) -> str:
     if found is not None:
         origin = "a generated trace" if found.source == "generated" else f"vector {found.source}"
         lines.append(
-            f"diverges at event {found.index} ({found.trace[-1]['event']}), found in {origin} of "
+            f"diverges at event {found.index + 1} of {len(found.trace)} ({found.trace[-1]['event']}), found in {origin} of "
             f"{_count(found.shrunk_from, 'event')} and shrunk to {len(found.trace)}; the trace, for `gapstate replay`:"
         )
         lines.extend(trace_lines(found.trace))

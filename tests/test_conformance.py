@@ -277,3 +277,21 @@ def test_the_text_output_on_the_docs_page_is_what_the_command_prints():
     # everything but the counts and the spec's path, which depend on the run and the install
     assert printed[1:-1] == shown[1:-1]
     assert printed[0].split(";")[0] == shown[0].split(";")[0]
+
+
+class OffProtocolAtTheSecondEvent(room_loop.RoomLoop):
+    """The room loop, answering its second event outside the protocol."""
+
+    def reset(self):
+        self.answered = 0
+        return super().reset()
+
+    def step(self, event):
+        self.answered += 1
+        return {"state": 5} if self.answered == 2 else super().step(event)
+
+
+def test_an_answer_outside_the_protocol_names_its_event_counted_from_1():
+    with pytest.raises(gapstate.GapstateError) as caught:
+        gapstate.conform(OffProtocolAtTheSecondEvent(bug=""), examples=0)
+    assert re.search(r"the answer to event 2 of \d+ \(\w+\) is not in the protocol", caught.value.message)

@@ -113,6 +113,9 @@ def test_coverage_json_has_the_contract_shape_and_require_all_gates(tmp_path):
     assert document["stopped"] == [{"trace": str(tmp_path / "a.jsonl"), "index": 1, "kind": "invalid_event"}]
     assert len(document["never"]) == 50
     assert run("coverage", str(tmp_path), "--require-all").exit_code == 1
+    # text for people counts events from 1 (the JSON keeps the 0-based index)
+    text = run("coverage", str(tmp_path), "--jobs", "1").stdout
+    assert f"  {tmp_path / 'a.jsonl'}:2: the 2nd event: invalid_event: " in text
 
 
 def test_coverage_exits_0_when_every_trace_replays_and_1_with_require_all_when_a_row_never_fired(tmp_path):

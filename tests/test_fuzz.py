@@ -176,6 +176,10 @@ def test_the_readme_fuzz_example_prints_what_the_readme_shows(tmp_path, monkeypa
     result = CliRunner().invoke(main, command.split()[1:])
     assert result.exit_code == 1
     assert result.stdout.splitlines() == shown
+    # the stderr line the README quotes counts events from 1, and says of how many
+    said = re.search(r"and on stderr `(.*?) \.\.\.`", readme).group(1)
+    assert said == f"rule at event {len(shown)} of {len(shown)}: row at line 201 breaks exit-unnamed:"
+    assert said in result.stderr
 
 
 # Campaigns: workers, duration, the example database -----------------------------------
