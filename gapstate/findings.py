@@ -143,18 +143,18 @@ class UnknownName(Finding):
 
     def parts(self) -> dict[str, Any]:
         hint = "; no row leads to it" if self.unentered else ""
-        advice = (
-            f"; did you mean '{self.suggestion}'?"
-            if self.suggestion
-            else f"; expected one of: {', '.join(self.known)}"
-        )
-        return {"role": self.role, "name": self.name, "hint": hint, "advice": advice}
+        return {"role": self.role, "name": self.name, "hint": hint, "advice": _advice(self.suggestion, self.known)}
+
+
+def _advice(suggestion: str | None, known: tuple[str, ...]) -> str:
+    """What an unknown name should have been: the close one, or else all of them."""
+    return f"; did you mean '{suggestion}'?" if suggestion else f"; expected one of: {', '.join(known)}"
 
 
 class CapProblem(Enum):
     """Why a cap is bad; each value is its message template."""
 
-    UNKNOWN_COUNTER = "unknown counter '{counter}'; expected one of: {counters}"
+    UNKNOWN_COUNTER = "unknown counter '{counter}'{advice}"
     ALREADY_CAPPED = "'{counter}' is already capped at line {value}"
     NOT_POSITIVE = "the cap of '{counter}' must be a positive whole number, not {value}"
     TOO_LARGE = "the cap of '{counter}' is {value}; gapstate explores caps up to {max_cap}"
@@ -164,23 +164,26 @@ class CapProblem(Enum):
 class BadCap(Finding):
     """A `@cap` line the vocabulary cannot use, or a counter left without a cap.
 
-    `value` is the cap given, or for ALREADY_CAPPED the line of the first cap.
+    `value` is the cap given, or for ALREADY_CAPPED the line of the first cap;
+    `suggestion` the closest counter to an unknown one, if one is close.
     """
 
     kind = "bad_cap"
-    __slots__ = ("reason", "counter", "value")
+    __slots__ = ("reason", "counter", "value", "suggestion")
 
-    def __init__(self, line: int, column: int, reason: CapProblem, counter: str, value: int = 0):
+    def __init__(
+        self, line: int, column: int, reason: CapProblem, counter: str, value: int = 0, suggestion: str | None = None
+    ):
         super().__init__(line, column)
         self.reason = reason
         self.counter = counter
         self.value = value
+        self.suggestion = suggestion
 
     @property
     def message(self) -> str:
-        return self.reason.value.format(
-            counter=self.counter, value=self.value, counters=", ".join(COUNTERS), max_cap=MAX_CAP
-        )
+        advice = _advice(self.suggestion, COUNTERS)
+        return self.reason.value.format(counter=self.counter, value=self.value, advice=advice, max_cap=MAX_CAP)
 
 
 class Contradiction(Finding):

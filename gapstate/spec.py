@@ -146,7 +146,8 @@ def _cap_findings(table: Table) -> list[Finding]:
     first: dict[str, int] = {}
     for cap in table.caps:
         if cap.counter not in COUNTERS:
-            findings.append(BadCap(cap.line, cap.column, CapProblem.UNKNOWN_COUNTER, cap.counter))
+            suggestion = closest(cap.counter, COUNTERS)
+            findings.append(BadCap(cap.line, cap.column, CapProblem.UNKNOWN_COUNTER, cap.counter, suggestion=suggestion))
         elif cap.counter in first:
             findings.append(BadCap(cap.line, cap.column, CapProblem.ALREADY_CAPPED, cap.counter, first[cap.counter]))
         else:

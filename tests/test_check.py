@@ -180,6 +180,21 @@ def test_a_bad_cap_line_is_reported_at_its_line(new, words):
     assert any(f.kind == "bad_cap" and f.line == line_of(text, new) and words in f.message for f in findings)
 
 
+@pytest.mark.parametrize(
+    "new, message",
+    [
+        ("@cap episode_attempt 2", "unknown counter 'episode_attempt'; did you mean 'episode_attempts'?"),
+        ("@cap session_request 3", "unknown counter 'session_request'; did you mean 'session_requests'?"),
+        ("@cap holds 3", "unknown counter 'holds'; expected one of: session_requests, episode_attempts"),
+    ],
+)
+def test_an_unknown_counter_suggests_the_close_one_like_other_unknown_names(new, message):
+    old = "@cap episode_attempts 2" if "episode" in new else "@cap session_requests 3"
+    text = variant(old, new)
+    messages = [f.message for f in check_text(text).findings if f.kind == "bad_cap" and f.line == line_of(text, new)]
+    assert message in messages
+
+
 def test_a_counter_capped_twice_is_a_bad_cap_at_the_second_line():
     text = variant("@cap episode_attempts 2", "@cap episode_attempts 2\n@cap episode_attempts 4")
     assert_findings(text, f"bad_cap@{line_of(text, '@cap episode_attempts 4')}")
