@@ -1,15 +1,19 @@
-"""Timing whole processes the same way in every benchmark script.
+"""Timing whole processes the same way for every figure of bench/run.py.
 
-Commands run interleaved with their baseline, so machine noise hits both
-alike, and the scripts print medians and the median of per-pair ratios:
-these machines are too noisy for single times. Every run gets a bytecode
-cache in a temporary folder (PYTHONPYCACHEPREFIX), as an installed package
-would, even where PYTHONDONTWRITEBYTECODE is set: otherwise each run would
-compile gapstate's sources and measure the compiler.
+A command and its floor run alternately, pair after pair, so that machine
+noise (these machines are shared) hits both alike; a figure is the median
+of the per-pair ratios, with their min and max beside it. Every process
+gets a bytecode cache in a temporary folder (PYTHONPYCACHEPREFIX), as an
+installed package would, even where PYTHONDONTWRITEBYTECODE is set:
+otherwise each run would compile gapstate's sources and measure the
+compiler. Processes are started by a small launcher process, and their peak
+resident memory comes from `wait4` there: a child forked from the big runner
+would start its high-water mark at the runner's size.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -17,43 +21,102 @@ import sys
 import time
 from typing import NamedTuple
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAPSTATE = [sys.executable, "-m", "gapstate"]
+
+
+class Run(NamedTuple):
+    seconds: float
+    peak_mib: float
+    code: int
+
+
+class Spread(NamedTuple):
+    """Median, min and max of a series of numbers."""
+
+    median: float
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, values: list[float]) -> "Spread":
+        return cls(statistics.median(values), min(values), max(values))
 
 
 class Comparison(NamedTuple):
     runs: int
-    command: float  # median seconds
-    baseline: float  # median seconds
-    ratio: float  # median of command / baseline over the pairs
+    command: Spread  # seconds
+    baseline: Spread  # seconds
+    ratio: Spread  # command / baseline, pair by pair
+    peak_mib: Spread  # the command's peak resident memory
+    codes: tuple[int, ...]  # the command's exit codes
 
 
 def environment(folder: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = os.path.join(folder, "pycache")
+    env["PYTHONPATH"] = ROOT + os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else ROOT
     return env
 
 
-def timed(command: list[str], env: dict[str, str]) -> float:
+_LAUNCHER = """
+import json, os, subprocess, sys, time
+for line in sys.stdin:
+    command, env = json.loads(line)
     start = time.perf_counter()
-    subprocess.run(command, check=False, stdout=subprocess.DEVNULL, env=env)
-    return time.perf_counter() - start
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    print(json.dumps([seconds, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)]), flush=True)
+"""
+_launcher: subprocess.Popen | None = None
 
 
-def compare(command: list[str], baseline: list[str], runs: int, folder: str) -> Comparison:
-    env = environment(folder)
-    timed(command, env), timed(baseline, env)  # warm the disk, bytecode and grammar caches
-    pairs = [(timed(command, env), timed(baseline, env)) for _ in range(runs)]
+def start_launcher() -> None:
+    """Start the launcher now, while this process is still small."""
+    global _launcher
+    if _launcher is None:
+        _launcher = subprocess.Popen([sys.executable, "-c", _LAUNCHER], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+
+
+def timed(command: list[str], env: dict[str, str]) -> Run:
+    """One whole process: wall time, peak resident memory (MiB) and exit code."""
+    start_launcher()
+    assert _launcher.stdin is not None and _launcher.stdout is not None
+    _launcher.stdin.write(json.dumps([command, env]) + "\n")
+    _launcher.stdin.flush()
+    return Run(*json.loads(_launcher.stdout.readline()))
+
+
+def compare(command: list[str], baseline: list[str], runs: int, env: dict[str, str]) -> Comparison:
+    """`runs` alternated pairs, after one warm-up pair (disk, bytecode and grammar caches)."""
+    timed(command, env), timed(baseline, env)
+    pairs = []
+    for index in range(runs):
+        # alternate which goes first, so neither always runs on a warmer machine
+        if index % 2:
+            base = timed(baseline, env)
+            own = timed(command, env)
+        else:
+            own = timed(command, env)
+            base = timed(baseline, env)
+        pairs.append((own, base))
     return Comparison(
         runs,
-        statistics.median(p[0] for p in pairs),
-        statistics.median(p[1] for p in pairs),
-        statistics.median(p[0] / p[1] for p in pairs),
+        Spread.of([p[0].seconds for p in pairs]),
+        Spread.of([p[1].seconds for p in pairs]),
+        Spread.of([p[0].seconds / p[1].seconds for p in pairs]),
+        Spread.of([p[0].peak_mib for p in pairs]),
+        tuple(p[0].code for p in pairs),
     )
 
 
-def report(name: str, baseline_name: str, result: Comparison, unit: float = 1000, suffix: str = "ms") -> None:
-    width = max(len(name), len(baseline_name)) + 12
-    print(f"runs: {result.runs}")
-    print(f"{name + ' (median):':<{width}} {result.command * unit:8.1f} {suffix}")
-    print(f"{baseline_name + ' (median):':<{width}} {result.baseline * unit:8.1f} {suffix}")
-    print(f"{'median ratio:':<{width}} {result.ratio:8.2f}")
+def rates(function, count: int, runs: int) -> Spread:
+    """Items per second of `function()` (which handles `count` items), over `runs` calls in process."""
+    values = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        function()
+        values.append(count / (time.perf_counter() - start))
+    return Spread.of(values)

@@ -1,0 +1,296 @@
+"""Every benchmark figure of gapstate, each beside its goal, in one run.
+
+    python bench/run.py [--runs N] [--events N] [--no-write]
+
+Generates the traces it needs (a random walk over the bundled table, written
+compactly, about 35 bytes a line), then measures:
+
+- whole processes, alternated with their floor pair after pair (median,
+  min and max of the per-pair ratios): `check` against importing lark,
+  networkx and click; `classify` against importing click; `replay --summary`
+  of the 1,000,000-event trace against a text-mode `json.loads` loop over
+  the same file (and its peak memory); `check` of the bundled table with
+  `@cap session_requests 1000` against `check` of the bundled table;
+- in process: interpreter steps a second on decoded events, and the Python
+  API `gapstate.replay(spec, events)` keeping every step;
+- `conform` and `coverage` events a second, when those commands exist.
+
+It prints the figures and writes bench/RESULTS.md (machine, load, date,
+command, figures). Nothing here is a test: a missed goal is reported, and
+the exit code is 0 unless a measured command failed outright.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from types import SimpleNamespace
+from typing import Any, NamedTuple
+
+from timing import GAPSTATE, ROOT, Spread, compare, environment, rates, start_launcher
+
+start_launcher()  # before the runner grows: its children's peak memory must be their own
+
+sys.path.insert(0, ROOT)
+
+import gapstate  # noqa: E402
+from gapstate.machine import OK  # noqa: E402
+from gapstate.replayer import Session, machine_for, replay  # noqa: E402
+from gapstate.spec import load_spec  # noqa: E402
+from gapstate.trace import read_trace  # noqa: E402
+
+IMPORTS = "import lark, networkx, click"
+JSON_LOOP = "import json, sys\nfor line in open(sys.argv[1]):\n    json.loads(line)\n"
+EVENTS = ("loss_silent", "sdk_unknown", "loss_voiced", "busy_start", "busy_end", "candidate_start",
+          "floor_released", "send_ok", "send_failed", "request_undelivered", "evidence_turn")
+
+# One control and two stall arms over three turns: the shape of spec/classify-example.json.
+REPORT = {
+    "answer_key": ["q1", "q2", "q3"],
+    "arms": [
+        {"name": "control", "kind": "control",
+         "turns": {"q1": {"status": "present"}, "q2": {"status": "present"}, "q3": {"status": "present"}}},
+        {"name": "stall-2s", "kind": "stall",
+         "counters": {"ingress_dropped_bytes": 6400},
+         "intervals": [{"kind": "drop", "start": 12400, "end": 14400, "voiced": True}],
+         "turns": {"q1": {"status": "present"},
+                   "q2": {"status": "absent", "transmitted": True, "audio": [11800, 16900]},
+                   "q3": {"status": "late"}}},
+        {"name": "stall-5s", "kind": "stall", "transcript_received": False,
+         "turns": {"q1": {"status": "absent"}, "q2": {"status": "absent"}, "q3": {"status": "repeated"}}},
+    ],
+}
+
+
+class Figure(NamedTuple):
+    name: str
+    value: Spread | None  # None: not measured
+    unit: str  # "x" for a ratio
+    goal: str  # e.g. "<= 1.2"
+    detail: str = ""
+
+    @property
+    def met(self) -> bool | None:
+        if self.value is None or not self.goal:
+            return None
+        op, bound = self.goal.split()
+        bound_value = float(bound.replace(",", ""))
+        return {"<=": self.value.median <= bound_value, "<": self.value.median < bound_value,
+                ">=": self.value.median >= bound_value}[op]
+
+    def cells(self) -> tuple[str, str, str, str]:
+        if self.value is None:
+            return self.name, "not measured", self.goal or "-", self.detail
+        v = self.value
+        text = f"{_num(v.median, self.unit)} ({_num(v.low, self.unit)} - {_num(v.high, self.unit)})"
+        verdict = {True: "met", False: "NOT MET", None: "reported"}[self.met]
+        return self.name, text, f"{self.goal} {self.unit}".strip() if self.goal else "-", (
+            verdict + (f"; {self.detail}" if self.detail else ""))
+
+
+def _num(value: float, unit: str) -> str:
+    if unit == "x":
+        return f"{value:.2f}"
+    if value >= 100_000:
+        return f"{value:,.0f}"
+    return f"{value:.1f}"
+
+
+def write_trace(path: str, count: int, seed: int = 7) -> None:
+    """A random walk of `count` events the bundled table accepts, compact JSON, no session_end.
+
+    The walk feeds the same Session replay uses, so every event replays: the
+    figures measure stepping, not a stopped replay reading the rest.
+    """
+    rng = random.Random(seed)
+    session = Session(machine_for(load_spec()))
+    t, fresh = 0, 0
+    with open(path, "w", encoding="utf-8") as out:
+        written = 0
+        while written < count:
+            name = rng.choice(EVENTS)
+            t += rng.randint(0, 40)
+            item: dict[str, Any] = {"event": name, "t": t}
+            if name == "loss_voiced":
+                repeat = fresh > 0 and rng.random() < 0.3
+                item["id"] = f"iv-{rng.randint(1, fresh) if repeat else fresh + 1}"
+            elif name == "evidence_turn":
+                item["speech_start"] = max(0, t - rng.randint(0, 200))
+            event = SimpleNamespace(event=name, t=t, id=item.get("id"), speech_start=item.get("speech_start"))
+            if session.feed(event).status != OK:
+                continue
+            if name == "loss_voiced" and item["id"] == f"iv-{fresh + 1}":
+                fresh += 1
+            out.write(json.dumps(item, separators=(",", ":")) + "\n")
+            written += 1
+
+
+def has_command(name: str, env: dict[str, str]) -> bool:
+    return subprocess.run(GAPSTATE + [name, "--help"], capture_output=True, env=env).returncode == 0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=15, help="alternated pairs for the startup figures (default 15)")
+    parser.add_argument("--events", type=int, default=1_000_000, help="events of the replay trace (default 1,000,000)")
+    parser.add_argument("--no-write", action="store_true", help="print only; leave bench/RESULTS.md alone")
+    args = parser.parse_args()
+    runs, heavy = args.runs, max(3, args.runs // 3)
+    started = datetime.datetime.now(datetime.timezone.utc)
+    load_before = os.getloadavg()
+    figures: list[Figure] = []
+
+    def show(figure: Figure) -> None:
+        figures.append(figure)
+        name, value, goal, verdict = figure.cells()
+        print(f"{name:<58} {value:<34} goal {goal:<14} {verdict}", flush=True)
+
+    with tempfile.TemporaryDirectory() as folder:
+        env = environment(folder)
+        trace = os.path.join(folder, "trace.jsonl")
+        start = time.perf_counter()
+        write_trace(trace, args.events)
+        api_count = min(300_000, args.events)
+        with open(trace, encoding="utf-8") as handle:
+            api_events = [json.loads(next(handle)) for _ in range(api_count)]
+        api_trace = os.path.join(folder, "api.jsonl")
+        with open(api_trace, "w", encoding="utf-8") as handle:
+            handle.writelines(json.dumps(e, separators=(",", ":")) + "\n" for e in api_events)
+        size = os.path.getsize(trace)
+        print(f"traces: {args.events:,} events, {size / 2**20:.1f} MiB ({size / args.events:.0f} bytes a line), "
+              f"generated in {time.perf_counter() - start:.1f} s; {runs} pairs a startup figure, {heavy} otherwise")
+        report = os.path.join(folder, "report.json")
+        with open(report, "w", encoding="utf-8") as handle:
+            json.dump(REPORT, handle)
+        capped = os.path.join(folder, "cap1000.md")
+        with open(load_spec().path, encoding="utf-8") as src, open(capped, "w", encoding="utf-8") as dst:
+            text = src.read()
+            assert "@cap session_requests 3\n" in text
+            dst.write(text.replace("@cap session_requests 3\n", "@cap session_requests 1000\n"))
+
+        c = compare(GAPSTATE + ["check"], [sys.executable, "-c", IMPORTS], runs, env)
+        show(Figure("check / import lark, networkx, click", c.ratio, "x", "<= 1.2",
+                    f"{c.command.median * 1000:.0f} ms against {c.baseline.median * 1000:.0f} ms"))
+        c = compare(GAPSTATE + ["classify", report], [sys.executable, "-c", "import click"], runs, env)
+        show(Figure("classify / import click", c.ratio, "x", "<= 1.2",
+                    f"{c.command.median * 1000:.0f} ms against {c.baseline.median * 1000:.0f} ms"))
+        c = compare(GAPSTATE + ["replay", "--summary", trace], [sys.executable, "-c", JSON_LOOP, trace], heavy, env)
+        ok = set(c.codes) == {0}
+        show(Figure(f"replay --summary / json.loads loop ({args.events:,} events)", c.ratio, "x", "<= 0.6",
+                    f"{c.command.median:.2f} s against {c.baseline.median:.2f} s" + ("" if ok else f"; exit {c.codes}")))
+        show(Figure("replay --summary peak memory", c.peak_mib, "MiB", "< 60"))
+
+        spec = load_spec()
+        events = list(read_trace(trace))
+        replay(spec, events[:1000], keep_steps=False)  # compile the table and warm its memo
+        result = replay(spec, events, keep_steps=False)
+        assert result.ok and result.events == len(events), result.error
+        show(Figure("interpreter steps/s in process (decoded events)",
+                    rates(lambda: replay(spec, events, keep_steps=False), len(events), heavy), "/s", ">= 3,000,000"))
+        del events
+        kept = gapstate.replay(spec, api_events)
+        assert kept.ok and len(kept.steps) == api_count
+        show(Figure(f"gapstate.replay(spec, events), every step kept ({api_count:,} events)",
+                    rates(lambda: gapstate.replay(spec, api_events), api_count, heavy), "/s", ">= 1,000,000"))
+        del kept
+
+        c = compare(GAPSTATE + ["check", "--spec", capped], GAPSTATE + ["check"], heavy, env)
+        show(Figure("check @cap session_requests 1000 / check bundled", c.ratio, "x", "<= 12",
+                    f"{c.command.median:.2f} s against {c.baseline.median:.2f} s; exit {sorted(set(c.codes))}"))
+        show(Figure("check @cap session_requests 1000 peak memory", c.peak_mib, "MiB", "< 250"))
+
+        for name, command in (
+            ("coverage", GAPSTATE + ["coverage", "--format", "json", api_trace]),
+            ("conform", GAPSTATE + ["conform", "--examples", "200", "--seed", "1", "--format", "json", "--",
+                                    sys.executable, os.path.join(ROOT, "bench", "reference_impl.py")]),
+        ):
+            if not has_command(name, env):
+                show(Figure(f"{name} events/s", None, "/s", "", "no `gapstate " + name + "` command on this branch"))
+                continue
+            values = []
+            for _ in range(heavy):
+                start = time.perf_counter()
+                done = subprocess.run(command, capture_output=True, text=True, env=env)
+                seconds = time.perf_counter() - start
+                try:
+                    count = json.loads(done.stdout)["events"]
+                except (ValueError, KeyError, TypeError):
+                    count = None
+                if count is None:
+                    break
+                values.append(count / seconds)
+            if values:
+                show(Figure(f"{name} events/s (whole process, {count:,} events)", Spread.of(values), "/s", ""))
+            else:
+                show(Figure(f"{name} events/s", None, "/s", "",
+                            f"`{' '.join(command[2:4])}` gave no events count (exit {done.returncode})"))
+
+    load_after = os.getloadavg()
+    if not args.no_write:
+        write_results(figures, started, load_before, load_after, args)
+    print(f"load average (1, 5, 15 min): before {_load(load_before)}, after {_load(load_after)}")
+
+
+def _load(values: tuple[float, float, float]) -> str:
+    return ", ".join(f"{v:.2f}" for v in values)
+
+
+def _machine() -> str:
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            model = next((line.split(":", 1)[1].strip() for line in handle if line.startswith("model name")), model)
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+
+
+def _revision() -> str:
+    try:
+        head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "unknown"
+    return head + (" (with uncommitted changes)" if dirty else "")
+
+
+def write_results(figures: list[Figure], started: datetime.datetime, before: tuple, after: tuple, args: Any) -> None:
+    command = "python bench/run.py" + "".join(
+        f" --{k.replace('_', '-')} {v}" for k, v in (("runs", args.runs), ("events", args.events))
+        if v != {"runs": 15, "events": 1_000_000}[k])
+    lines = [
+        "# Benchmark results",
+        "",
+        f"Written by `{command}`; do not edit by hand. Every ratio is the median",
+        "of alternated whole-process runs (command, floor, floor, command, ...) with",
+        "the min and max of the per-pair ratios; rates are medians of in-process runs.",
+        "",
+        f"- machine: {_machine()}",
+        f"- date: {started:%Y-%m-%d %H:%M} UTC",
+        f"- code: {_revision()}",
+        f"- load average (1, 5, 15 min): {_load(before)} before, {_load(after)} after: the machine is shared, "
+        "so absolute times drift; the ratios hold better",
+        "",
+        "| figure | median (min - max) | goal | verdict |",
+        "|---|---|---|---|",
+    ]
+    lines += ["| " + " | ".join(figure.cells()) + " |" for figure in figures]
+    path = os.path.join(ROOT, "bench", "RESULTS.md")
+    temporary = path + ".tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + "\n")
+    os.replace(temporary, path)
+    print(f"wrote {os.path.relpath(path)}")
+
+
+if __name__ == "__main__":
+    main()
