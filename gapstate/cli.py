@@ -77,6 +77,33 @@ class UnusableInput(click.ClickException):
             click.echo(error_github(self.error))
 
 
+class LateBar:
+    """A progress bar on stderr that shows only once the work has taken a second.
+
+    Called with (done, total) as the work goes; a quick command prints nothing.
+    """
+
+    def __init__(self, label: str, delay: float = 1.0):
+        import time
+
+        self._clock = time.monotonic
+        self._start = self._clock() + delay
+        self._label = label
+        self._bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._bar is None:
+            if self._clock() < self._start:
+                return
+            self._bar = click.progressbar(length=max(total, 1), label=self._label, file=sys.stderr)
+            self._bar.__enter__()
+        self._bar.update(done - self._bar.pos)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+
+
 def reports_errors(command: Callable[..., None]) -> Callable[..., None]:
     """Turn the core's GapstateError into UnusableInput, in the format the command was asked for."""
 
@@ -186,10 +213,19 @@ def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bo
     from .proof import check as prove
     from .render import check_text, error_detail, error_text, to_json
 
+    def explored(spec: Any) -> Any:
+        """The proof, with a progress bar on a terminal once exploring has taken a second."""
+        bar = LateBar("exploring") if sys.stderr.isatty() else None
+        try:
+            return prove(spec, bar)
+        finally:
+            if bar is not None:
+                bar.close()
+
     given = ([spec_path] if spec_path is not None else []) + list(paths)
     choices = [resolve_spec_path(path) for path in given or [None]]
     if len(choices) == 1 and fmt in ("text", "json"):
-        result = prove(read_spec(choices[0]))
+        result = explored(read_spec(choices[0]))
         click.echo(to_json(result.to_dict()) if fmt == "json" else check_text(result, bundled=choices[0].bundled))
         sys.exit(0 if result.ok or exit_zero else 1)
     # Several specs, or a CI format: each is checked and reported in turn; the
@@ -198,7 +234,7 @@ def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bo
     worst = 0
     for choice in choices:
         try:
-            result = prove(read_spec(choice))
+            result = explored(read_spec(choice))
         except GapstateError as error:
             if len(choices) == 1 and fmt != "sarif":
                 raise  # one spec: the usual report of unusable input, in the format asked for

@@ -17,7 +17,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, ClassVar
 
-from .semantics import COUNTERS, MAX_CAP
+from .semantics import COUNTERS
 
 Valuation = tuple[tuple[str, bool], ...]
 
@@ -157,7 +157,6 @@ class CapProblem(Enum):
     UNKNOWN_COUNTER = "unknown counter '{counter}'{advice}"
     ALREADY_CAPPED = "'{counter}' is already capped at line {value}"
     NOT_POSITIVE = "the cap of '{counter}' must be a positive whole number, not {value}"
-    TOO_LARGE = "the cap of '{counter}' is {value}; gapstate explores caps up to {max_cap}"
     UNCAPPED = "counter '{counter}' has no cap; add `@cap {counter} N` to the table"
 
 
@@ -183,7 +182,7 @@ class BadCap(Finding):
     @property
     def message(self) -> str:
         advice = _advice(self.suggestion, COUNTERS)
-        return self.reason.value.format(counter=self.counter, value=self.value, advice=advice, max_cap=MAX_CAP)
+        return self.reason.value.format(counter=self.counter, value=self.value, advice=advice)
 
 
 class Contradiction(Finding):

@@ -16,7 +16,7 @@ from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, product
-from typing import Any, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple
 
 import networkx as nx
 
@@ -32,7 +32,7 @@ from .findings import (
     Unreachable,
 )
 from .machine import Machine, Status, valuations
-from .semantics import EVENTS, RULES, Config
+from .semantics import ACTIONS, COUNTERS, EVENTS, RULES, Config
 from .spec import Spec
 from .table import ANY_STATE, STAY, Literal, Table
 
@@ -66,15 +66,6 @@ class CheckResult:
         return self.to_dict()[key]
 
 
-class Move(NamedTuple):
-    """One way along an edge of the exploration: the event, its chosen guard's value, the row fired."""
-
-    event: str
-    choice: bool
-    row: int  # the line of the row that fired
-    clean: bool  # the step breaks no rule
-
-
 class Breach(NamedTuple):
     """Where a rule breaks: the configuration, and the event and choice that break it there."""
 
@@ -92,32 +83,101 @@ class Walked(NamedTuple):
     target: Config  # the configuration after the step
 
 
-class Exploration(NamedTuple):
-    """The reachable configurations and what fired between them.
+class Edge(NamedTuple):
+    """One step out of a configuration: which event (and chosen-guard value) fired which row, to where."""
 
-    Each edge of `graph` carries `steps`, the Moves that lead along it, and
-    `clean`: whether one of them breaks no rule. Counterexamples are walked along clean edges, so that replaying
-    one stops at the rule it names and not at another broken on the way.
+    event: str
+    choice: bool  # the value of the event's chosen guard (dup, post_send); False when it has none
+    target: int  # the configuration reached, as a node of the exploration
+    row: int  # the line of the row that fired
+    clean: bool  # the step breaks no rule
+
+
+class Exploration:
+    """Every configuration reachable from the initial one, and the steps between them.
+
+    A configuration is a node: a small integer packing its fields (see
+    `_Packing`); `config(node)` and `node(config)` convert. The API the
+    proof and the commands built on it read:
+
+    - `initial`, `len(exploration)`, `nodes()` (breadth-first order),
+      `config in exploration` or `node in exploration`;
+    - `successors(node)`: the `Edge`s out of it, each (event, choice)
+      once, in event order; a node past a cap has none (it is not expanded);
+    - `fired`: the lines of the rows that fired; `broken`: for each (rule,
+      row line) every (source node, event, choice) that breaks it;
+    - `graph` (a networkx DiGraph of nodes, each edge once, with `clean`
+      true when some step along it breaks no rule) and `clean_graph()`, for
+      reachability and shortest paths; `distances(clean)`,
+      `path_to(node, clean)` (the edges of a shortest path) and
+      `trace_to(config, last, clean)` (a replayable trace) are built on them.
+
+    Counterexamples are walked along clean edges, so that replaying one
+    stops at the rule it names and not at another broken on the way.
+    Successors are stored once per class of configurations that behave
+    alike (see `explore`), so the exploration holds little besides the set
+    of nodes; the networkx graph is built only when asked for.
     """
 
-    graph: nx.DiGraph
-    initial: Config
-    fired: set[int]  # lines of rows that fired
-    # (rule id, row line) -> every place that breaks it
-    broken: dict[tuple[str, int], list[Breach]]
+    def __init__(self, packing: "_Packing", initial: int, seen: dict[int, None], classes: dict[int, tuple],
+                 fired: set[int], broken: dict[tuple[str, int], list[tuple[int, str, bool]]]):
+        self.packing = packing
+        self.initial = initial
+        self._seen = seen  # node -> None, in breadth-first order
+        self._classes = classes  # class representative -> its steps as (delta, event, choice, line, clean)
+        self.fired = fired
+        self.broken = broken
+        self._graph: nx.DiGraph | None = None
+
+    def __len__(self) -> int:
+        return len(self._seen)
+
+    def __contains__(self, item: object) -> bool:
+        if isinstance(item, Config):
+            try:
+                item = self.packing.encode(item)
+            except (KeyError, ValueError):
+                return False
+        return item in self._seen
+
+    def nodes(self) -> Iterator[int]:
+        return iter(self._seen)
+
+    def node(self, config: Config) -> int:
+        return self.packing.encode(config)
+
+    def config(self, node: int) -> Config:
+        return self.packing.decode(node)
+
+    def successors(self, node: int) -> tuple[Edge, ...]:
+        packing = self.packing
+        if node not in self._seen or not packing.expanded(node):
+            return ()
+        representative = packing.fold(node)
+        return tuple(Edge(event, choice, node + delta, line, clean)
+                     for delta, event, choice, line, clean in self._classes[representative])
+
+    @property
+    def graph(self) -> nx.DiGraph:
+        if self._graph is None:
+            clean: dict[tuple[int, int], bool] = {}
+            for node in self._seen:
+                for edge in self.successors(node):
+                    pair = (node, edge.target)
+                    clean[pair] = clean.get(pair, False) or edge.clean
+            graph = nx.DiGraph()
+            graph.add_nodes_from(self._seen)
+            graph.add_edges_from((u, v, {"clean": c}) for (u, v), c in clean.items())
+            self._graph = graph
+        return self._graph
 
     def clean_graph(self) -> nx.DiGraph:
-        return nx.subgraph_view(self.graph, filter_edge=lambda u, v: self.graph.edges[u, v]["clean"])
+        graph = self.graph
+        return nx.subgraph_view(graph, filter_edge=lambda u, v: graph.edges[u, v]["clean"])
 
     def clean_steps(self, config: Config) -> list[Walked]:
-        """The steps that leave `config` breaking no rule, in exploration order."""
-        graph = self.graph
-        return [
-            Walked(move.event, move.choice, move.row, target)
-            for target in graph.successors(config)
-            for move in graph.edges[config, target]["steps"]
-            if move.clean
-        ]
+        """The steps that leave `config` breaking no rule, in exploration order (by target, then event)."""
+        return [Walked(e.event, e.choice, e.row, e.target) for e in self.successors(config, by_target=True) if e.clean]
 
     def walk(self, source: Config, goal: Callable[[Config], Any]) -> tuple[list[Walked], Config, Any] | None:
         """The shortest clean walk from `source` to a configuration where `goal` is truthy.
@@ -159,27 +219,32 @@ class Exploration(NamedTuple):
         found = self.walk(source, fires)
         return None if found is None else found[0] + [found[2]]
 
-    def steps_to(self, config: Config, clean: bool = True) -> list[tuple[str, bool]]:
-        """The (event, choice) steps of a shortest way from the initial configuration to `config`.
+    def distances(self, clean: bool = False) -> dict[int, int]:
+        """Steps from the initial configuration to every node reachable (along clean steps if asked)."""
+        return nx.single_source_shortest_path_length(self.clean_graph() if clean else self.graph, self.initial)
 
-        Along clean steps if asked; raises networkx.NetworkXNoPath when there is no such way.
+    def path_to(self, node: int, clean: bool = False) -> list[Edge]:
+        """The edges of a shortest path from the initial configuration to `node` (clean ones if asked).
+
+        Raises networkx.NetworkXNoPath when there is none.
         """
-        graph = self.clean_graph() if clean else self.graph
-        path = nx.shortest_path(graph, self.initial, config)
-        steps = []
+        path = nx.shortest_path(self.clean_graph() if clean else self.graph, self.initial, node)
+        edges = []
         for u, v in zip(path, path[1:]):
-            moves: list[Move] = self.graph.edges[u, v]["steps"]
-            move = next((m for m in moves if m.clean), moves[0]) if clean else moves[0]
-            steps.append((move.event, move.choice))
-        return steps
+            along = [e for e in self.successors(u) if e.target == v]
+            edges.append(next((e for e in along if e.clean), along[0]) if clean else along[0])
+        return edges
 
-    def trace_to(self, config: Config, last: tuple[str, bool], clean: bool = True) -> list[dict[str, Any]]:
+    def trace_to(self, config: Config | int, last: tuple[str, bool], clean: bool = True) -> list[dict[str, Any]]:
         """The shortest replayable trace reaching `config` (along clean steps if asked), then `last`."""
-        return concretize(self.steps_to(config, clean) + [last])
+        node = config if isinstance(config, int) else self.node(config)
+        steps = [(e.event, e.choice) for e in self.path_to(node, clean)]
+        steps.append(last)
+        return concretize(steps)
 
 
-def check(spec: Spec) -> CheckResult:
-    """Every finding about the spec, in line order."""
+def check(spec: Spec, progress: Callable[[int, int], None] | None = None) -> CheckResult:
+    """Every finding about the spec, in line order; `progress` is handed to `explore`."""
     table = spec.table
     stats = {
         "states": len(table.states) if table else 0,
@@ -192,8 +257,8 @@ def check(spec: Spec) -> CheckResult:
     if spec.steppable:
         assert table is not None
         findings.extend(coverage(table))
-        exploration = explore(Machine(table))
-        stats["configurations"] = exploration.graph.number_of_nodes()
+        exploration = explore(Machine(table), progress)
+        stats["configurations"] = len(exploration)
         # Rows already reported as contradictory or ambiguous do not fire for
         # the reason those findings give; calling them unreachable too is noise.
         explained = {f.line for f in findings if isinstance(f, (Contradiction, Ambiguous))}
@@ -312,42 +377,142 @@ def minimal_cover(valuations: list[tuple[bool, ...]]) -> list[Cube]:
     return best[0]
 
 
-def explore(machine: Machine) -> Exploration:
-    """Breadth-first over every reachable configuration, as a networkx DiGraph.
+class _Packing:
+    """Configurations as small integers, and the classes of configurations that behave alike.
+
+    A `Config` packs into one int, field by field (mixed radix): the state
+    by its index, a counter by its value (at most its cap plus what one
+    step adds: a configuration past a cap is not expanded), a flag as a bit.
+
+    The classes: a counter that no event or action sets (only adds to) is
+    read by the guards and rules only against 0 and against its cap (see
+    `semantics`: `budget_left`, `post_send`, `cap-exceeded`). So two
+    configurations that differ only in such a counter, both well inside
+    (0, cap), take the same steps, with the counter shifted alike. `fold`
+    maps a node to its class representative (the counter set to the first
+    value of that middle range); the explorer steps representatives only,
+    and the steps of any node are its representative's, shifted.
+    """
+
+    def __init__(self, machine: Machine):
+        caps = machine.caps
+        self.states = tuple(machine.table.states)
+        self._state_index = {state: i for i, state in enumerate(self.states)}
+        added = {c: 0 for c in COUNTERS}
+        for row in machine.table.rows:
+            for counter in COUNTERS:
+                added[counter] = max(added[counter], sum(ACTIONS[a].add.get(counter, 0) for a in row.actions))
+        set_somewhere = {name for action in ACTIONS.values() for name in action.sets} | {
+            name for event in EVENTS.values() for name in (*event.sets, *event.then)
+        }
+        self.radix: list[tuple[str, int, int]] = []  # (field, stride, size)
+        stride = 1
+        for name in Config._fields:
+            size = len(self.states) if name == "state" else caps[name] + added[name] + 1 if name in COUNTERS else 2
+            self.radix.append((name, stride, size))
+            stride *= size
+        # (stride, size, cap) of each counter, for `expanded`; and of the shiftable ones, the middle range
+        self._caps = [(st, size, caps[name]) for name, st, size in self.radix if name in COUNTERS]
+        self._shifts = []
+        for name, st, size in self.radix:
+            if name in COUNTERS and name not in set_somewhere:
+                low = added[name] + 2  # the middle: low..high, where v > 0, v < cap and v + a step's add < cap
+                high = caps[name] - added[name] - 2
+                if high > low:
+                    self._shifts.append((st, size, low, high))
+
+    def encode(self, config: Config) -> int:
+        node = 0
+        for (name, stride, size), value in zip(self.radix, config):
+            code = self._state_index[value] if name == "state" else int(value)
+            if not 0 <= code < size:
+                raise ValueError(f"{name} = {value} is outside the explored range")
+            node += code * stride
+        return node
+
+    def decode(self, node: int) -> Config:
+        values: list[Any] = []
+        for name, stride, size in self.radix:
+            code = node // stride % size
+            values.append(self.states[code] if name == "state" else code if name in COUNTERS else bool(code))
+        return Config._make(values)
+
+    def expanded(self, node: int) -> bool:
+        """Within every cap: such a configuration is explored further."""
+        return all(node // stride % size <= cap for stride, size, cap in self._caps)
+
+    def fold(self, node: int) -> int:
+        """The representative of the node's class (itself when no counter is in its middle range)."""
+        for stride, size, low, high in self._shifts:
+            value = node // stride % size
+            if low < value <= high:
+                node -= (value - low) * stride
+        return node
+
+
+def explore(machine: Machine, progress: Callable[[int, int], None] | None = None) -> Exploration:
+    """Breadth-first over every reachable configuration.
 
     A configuration whose counters passed their caps (the `cap-exceeded`
     rule) is a node but is not expanded: that keeps the graph finite on a
-    table that never stops counting.
+    table that never stops counting. Only class representatives are
+    stepped (see `_Packing`), so the cost grows with the number of
+    configurations only through a set insertion per edge. `progress`, when
+    given, is called now and then with (done, total): how far the largest
+    counter values reached are towards their caps.
     """
-    initial = machine.initial
-    edges: dict[tuple[Config, Config], list[Move]] = {}
-    fired: set[int] = set()
-    broken: dict[tuple[str, int], list[Breach]] = {}
-    seen = {initial}
-    queue = deque([initial])
+    packing = _Packing(machine)
+    decode, fold, expanded = packing.decode, packing.fold, packing.expanded
+    initial = packing.encode(machine.initial)
     events = tuple(EVENTS)
+    classes: dict[int, tuple[tuple[int, str, bool, int, bool], ...]] = {}
+    breaks: dict[int, tuple[tuple[str, int, str, bool], ...]] = {}  # representative -> (rule, line, event, choice)
+    fired: set[int] = set()
+    broken: dict[tuple[str, int], list[tuple[int, str, bool]]] = {}
+    seen: dict[int, None] = {initial: None}
+    queue = deque([initial])
+    pop, push = queue.popleft, queue.append
+    counters = [(stride, size, cap) for stride, size, cap in packing._caps]
+    total = sum(cap for _, _, cap in counters)
+    done = 0
+    count = 0
     while queue:
-        source = queue.popleft()
-        for event in events:
-            for choice in machine.choices(source, event):
-                outcome = machine.step(source, event, choice)
-                if outcome.status != Status.OK:
-                    continue
-                target, line = outcome.config, outcome.row.line
-                fired.add(line)
-                edges.setdefault((source, target), []).append(Move(event, choice, line, not outcome.broken))
-                for rule in outcome.broken:
-                    broken.setdefault((rule, line), []).append(Breach(source, event, choice))
-                if target not in seen:
-                    seen.add(target)
-                    if machine.within_caps(target):
-                        queue.append(target)
-    graph = nx.DiGraph()
-    graph.add_node(initial)
-    graph.add_edges_from(
-        (u, v, {"steps": moves, "clean": any(move.clean for move in moves)}) for (u, v), moves in edges.items()
-    )
-    return Exploration(graph, initial, fired, broken)
+        source = pop()
+        representative = fold(source)
+        steps = classes.get(representative)
+        if steps is None:
+            config = decode(representative)
+            found = []
+            breaking = []
+            for event in events:
+                for choice in machine.choices(config, event):
+                    outcome = machine.step(config, event, choice)
+                    if outcome.status is not Status.OK:
+                        continue
+                    line = outcome.row.line
+                    fired.add(line)
+                    found.append((packing.encode(outcome.config) - representative, event, choice, line,
+                                  not outcome.broken))
+                    breaking.extend((rule, line, event, choice) for rule in outcome.broken)
+            steps = classes[representative] = tuple(found)
+            if breaking:
+                breaks[representative] = tuple(breaking)
+        if breaks and representative in breaks:
+            for rule, line, event, choice in breaks[representative]:
+                broken.setdefault((rule, line), []).append(Breach(source, event, choice))
+        for step in steps:
+            target = source + step[0]
+            if target not in seen:
+                seen[target] = None
+                if expanded(target):
+                    push(target)
+        count += 1
+        if progress is not None and not count & 1023:
+            done = max(done, sum(min(cap, source // stride % size) for stride, size, cap in counters))
+            progress(done, total)
+    if progress is not None:
+        progress(total, total)
+    return Exploration(packing, initial, seen, classes, fired, broken)
 
 
 def reachability(table: Table, exploration: Exploration, skip: set[int]) -> tuple[list[Finding], int]:
@@ -392,7 +557,7 @@ def rule_findings(exploration: Exploration) -> list[Finding]:
     findings: list[Finding] = []
     if not exploration.broken:
         return findings
-    distance = nx.single_source_shortest_path_length(exploration.clean_graph(), exploration.initial)
+    distance = exploration.distances(clean=True)
     for (rule_id, line), candidates in exploration.broken.items():
         reachable = [breach for breach in candidates if breach.source in distance]
         clean = bool(reachable)

@@ -9,6 +9,13 @@ and the flags. The concrete history a replay keeps besides it (interval ids,
 the time of the last commit and of the last unseen loss) only decides the
 two guards `dup` and `post_send`; the explorer chooses those two both ways
 wherever the history could make them true.
+
+The explorer counts on one property of this vocabulary: a counter that no
+event or action sets (only adds to) is compared, by the guards and rules,
+with 0 and with its cap and nothing else. It then steps one configuration
+per class of those that differ only in such a counter well inside (0, cap)
+(see `proof._Packing`); tests/test_explore.py compares it with a plain
+search, so a guard that breaks the property fails there.
 """
 
 from __future__ import annotations
@@ -36,11 +43,6 @@ class Config(NamedTuple):
 
 
 COUNTERS: tuple[str, ...] = ("session_requests", "episode_attempts")
-
-# The largest cap the proof explores. The configurations grow with the
-# product of the caps (30 and 30: 33,047 of them, 5 s); a cap typed with a
-# few extra digits would otherwise exhaust the memory of a CI runner.
-MAX_CAP = 50
 
 # The seed's five states. A table may add its own (a name some row starts
 # from and some row leads to); these are known even when no row enters one,

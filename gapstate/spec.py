@@ -22,7 +22,7 @@ from .findings import (
     ParseProblem,
     UnknownName,
 )
-from .semantics import ACTIONS, COUNTERS, EVENTS, GUARDS, MAX_CAP, NEAR_MISS, STATES, closest
+from .semantics import ACTIONS, COUNTERS, EVENTS, GUARDS, NEAR_MISS, STATES, closest
 from .table import INVALID, STAY, Row, Table
 
 BUNDLED = "gap-state.md"
@@ -152,10 +152,10 @@ def _cap_findings(table: Table) -> list[Finding]:
             findings.append(BadCap(cap.line, cap.column, CapProblem.ALREADY_CAPPED, cap.counter, first[cap.counter]))
         else:
             first[cap.counter] = cap.line
+            # Any positive cap: the contract says "N a positive integer". The
+            # explorer's cost grows with the caps (see proof.explore).
             if cap.limit < 1:
                 findings.append(BadCap(cap.line, cap.column, CapProblem.NOT_POSITIVE, cap.counter, cap.limit))
-            elif cap.limit > MAX_CAP:
-                findings.append(BadCap(cap.line, cap.column, CapProblem.TOO_LARGE, cap.counter, cap.limit))
     for counter in COUNTERS:
         if counter not in first:
             findings.append(BadCap(table.header_line, 1, CapProblem.UNCAPPED, counter))

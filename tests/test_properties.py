@@ -50,7 +50,7 @@ def test_well_formed_traces_replay_inside_the_explored_graph_and_reach_every_row
             outcome = session.feed(event({**item, "t": t}))
             assert outcome.status == Status.OK
             assert outcome.broken == ()
-            assert session.config in EXPLORED.graph
+            assert session.config in EXPLORED
             assert outcome.row.line in EXPLORED.fired
             fired.add(outcome.row.line)
 

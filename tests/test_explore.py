@@ -1,0 +1,99 @@
+"""The explorer against a plain breadth-first search over `Config`s, and the Exploration API."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import pytest
+
+import gapstate
+from gapstate.machine import OK, Machine
+from gapstate.proof import explore
+from gapstate.spec import parse_spec
+
+from .support import variant
+
+SENDS_WHILE_BUSY = ("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
+
+
+def plain(machine: Machine) -> dict:
+    """Every reachable Config and its steps, stepping each one: the oracle, with no packing or classes."""
+    steps: dict = {}
+    seen = {machine.initial}
+    queue = deque([machine.initial])
+    while queue:
+        config = queue.popleft()
+        out = steps[config] = set()
+        if not machine.within_caps(config):
+            continue
+        for event in gapstate.semantics.EVENTS:
+            for choice in machine.choices(config, event):
+                outcome = machine.step(config, event, choice)
+                if outcome.status != OK:
+                    continue
+                out.add((event, choice, outcome.config, outcome.row.line, not outcome.broken))
+                if outcome.config not in seen:
+                    seen.add(outcome.config)
+                    queue.append(outcome.config)
+    return steps
+
+
+@pytest.mark.parametrize("caps", [(3, 2), (14, 2), (9, 3)])
+@pytest.mark.parametrize("defect", [None, SENDS_WHILE_BUSY])
+def test_the_exploration_is_exactly_the_plain_search(caps, defect):
+    """Same configurations, same steps from each (event, choice, target, row, clean), same broken rules."""
+    text = variant("@cap session_requests 3", f"@cap session_requests {caps[0]}")
+    text = variant("@cap episode_attempts 2", f"@cap episode_attempts {caps[1]}", text)
+    if defect:
+        text = variant(*defect, text)
+    machine = Machine(parse_spec(text, "spec.md").table)
+    oracle = plain(machine)
+    exploration = explore(machine)
+    assert len(exploration) == len(oracle)
+    got = {}
+    for node in exploration.nodes():
+        config = exploration.config(node)
+        assert exploration.node(config) == node
+        got[config] = {(e.event, e.choice, exploration.config(e.target), e.row, e.clean) for e in exploration.successors(node)}
+    assert got == oracle
+    broken = {(rule, line, exploration.config(source), event, choice)
+              for (rule, line), sources in exploration.broken.items() for source, event, choice in sources}
+    expected = {(rule, line, config, event, choice) for config in oracle for event, choice, _, line, clean in oracle[config]
+                if not clean for rule in machine.step(config, event, choice).broken}
+    assert broken == expected
+    assert bool(broken) == bool(defect)
+
+
+def test_a_trace_to_any_node_replays_to_that_configuration():
+    spec = parse_spec(variant("@cap session_requests 3", "@cap session_requests 40"), "spec.md")
+    exploration = explore(Machine(spec.table))
+    distances = exploration.distances()
+    assert len(distances) == len(exploration)
+    farthest = max(distances, key=distances.get)
+    edges = exploration.path_to(farthest)
+    assert len(edges) == distances[farthest] and edges[-1].target == farthest
+    last = edges[-1]
+    before = edges[-2].target if len(edges) > 1 else exploration.initial
+    trace = exploration.trace_to(exploration.config(before), (last.event, last.choice))
+    result = gapstate.replay(spec, trace)
+    assert result.ok
+    assert result.final == exploration.config(farthest)
+    assert result.steps[-1]["row"] == last.row
+
+
+def test_large_caps_keep_the_configuration_count_linear():
+    """With a session cap well past the episode's, each extra request adds the same configurations."""
+    counts = [
+        len(explore(Machine(parse_spec(variant("@cap session_requests 3", f"@cap session_requests {n}"), "s.md").table)))
+        for n in (100, 200, 300)
+    ]
+    assert counts[2] - counts[1] == counts[1] - counts[0] > 0
+
+
+def test_progress_is_reported_up_to_its_total():
+    calls = []
+    spec = parse_spec(variant("@cap session_requests 3", "@cap session_requests 300"), "spec.md")
+    explore(Machine(spec.table), lambda done, total: calls.append((done, total)))
+    assert calls[-1][0] == calls[-1][1] > 0
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+    assert len(calls) > 1
