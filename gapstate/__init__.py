@@ -9,12 +9,13 @@ Imports are deferred so that `import gapstate` costs almost nothing and
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import GapstateError
 
-if TYPE_CHECKING:  # the real types, without importing the modules at run time
+if TYPE_CHECKING:  # the real types, without importing the modules (or pathlib) at run time
+    from pathlib import Path
+
     from .classifier import ClassifyResult
     from .conformance import ConformResult, Implementation
     from .proof import CheckResult

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from json.decoder import scanstring
 from typing import Any, Iterable, NamedTuple
 
@@ -348,8 +347,7 @@ class ArmVerdict(NamedTuple):
         return {"name": self.name, "verdict": self.verdict, "turns": [turn.to_dict() for turn in self.turns]}
 
 
-@dataclass(frozen=True)
-class ClassifyResult:
+class ClassifyResult(NamedTuple):
     """The outcome of `classify`, shaped like its JSON output; always descriptive."""
 
     verdict: str  # no_change, attributable, unexplained_silence, inconclusive

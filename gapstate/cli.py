@@ -764,20 +764,43 @@ def _exit_on_sigterm() -> None:
 
 
 def entry() -> None:
-    """The console script: `main`, minus tracebacks for a closed pipe or Ctrl-C.
+    """The console script: `main`, minus tracebacks for a closed pipe or Ctrl-C, and minus the teardown.
 
     The Gapstate group already ends a command whose output meets a closed
     pipe (141) or a Ctrl-C (130), quietly; what reaches here is what happens
     outside it, such as an error report meeting a pipe already closed
     (`gapstate replay x --format json | true`).
+
+    Once the command has answered, the process ends with `os._exit` after
+    flushing the standard streams and running the `atexit` hooks: tearing
+    down the modules (networkx alone has hundreds) and freeing every object
+    would cost more than some commands' own work, for memory the system
+    reclaims anyway. Every file gapstate writes is closed before then.
     """
     try:
         main(prog_name="gapstate")
+        code: Any = 0
+    except SystemExit as done:
+        code = done.code
     except BrokenPipeError:
         _silence_stdout()
-        sys.exit(CLOSED_PIPE)
+        code = CLOSED_PIPE
     except KeyboardInterrupt:
-        sys.exit(INTERRUPTED)
+        code = INTERRUPTED
+    if code is not None and not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, ValueError):
+            # The reader went away with output still buffered: it cannot be delivered.
+            _silence_stdout()
+            code = CLOSED_PIPE
+    import atexit
+
+    atexit._run_exitfuncs()
+    os._exit(code or 0)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -10,8 +10,6 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .semantics import COUNTERS
-
 
 def to_json(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2)
@@ -121,6 +119,8 @@ def check_text(result: Any, bundled: bool = False) -> str:
 
 
 def _counters_text(counters: dict[str, int], caps: dict[str, int]) -> str:
+    from .semantics import COUNTERS  # here: classify renders without loading the vocabulary
+
     return ", ".join(f"{name} {counters[name]}/{caps.get(name, '?')}" for name in COUNTERS)
 
 

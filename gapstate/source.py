@@ -8,10 +8,12 @@ folder is written whole or not at all.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from .errors import GapstateError
+
+if TYPE_CHECKING:  # pathlib costs a few ms at startup, and only annotations name it
+    from pathlib import Path
 
 STDIN = "-"
 

@@ -537,3 +537,15 @@ def test_replay_text_shows_the_fields_that_decide_a_guard(tmp_path):
 def test_replay_says_one_event_not_one_events(tmp_path):
     path = write_trace(tmp_path, '{"event": "busy_start"}')
     assert replay(path).stdout.splitlines()[-1] == f"gapstate replay: {path}: 1 event: ok"
+
+
+def test_whole_processes_keep_their_exit_codes_and_flush_their_output(tmp_path):
+    """The console entry ends the process quickly (os._exit) but only after everything is written."""
+    missing = subprocess.run([sys.executable, "-m", "gapstate", "check", "--spec", str(tmp_path / "no.md")],
+                             capture_output=True, text=True)
+    assert missing.returncode == 2 and "no such file" in missing.stderr and "Traceback" not in missing.stderr
+    trace = tmp_path / "t.jsonl"
+    trace.write_text('{"event": "candidate_start"}\n' * 3000, encoding="utf-8")
+    full = subprocess.run([sys.executable, "-m", "gapstate", "replay", "--format", "json", str(trace)],
+                          capture_output=True, text=True)
+    assert full.returncode == 0 and len(json.loads(full.stdout)["steps"]) == 3000
