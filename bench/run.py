@@ -99,7 +99,7 @@ class Figure(NamedTuple):
 def _num(value: float, unit: str) -> str:
     if unit == "x":
         return f"{value:.2f}"
-    if value >= 100_000:
+    if value >= 1000:
         return f"{value:,.0f}"
     return f"{value:.1f}"
 

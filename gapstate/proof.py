@@ -88,7 +88,7 @@ class Edge(NamedTuple):
 
     event: str
     choice: bool  # the value of the event's chosen guard (dup, post_send); False when it has none
-    target: int  # the configuration reached, as a node of the exploration
+    target: Config
     row: int  # the line of the row that fired
     clean: bool  # the step breaks no rule
 
@@ -96,35 +96,37 @@ class Edge(NamedTuple):
 class Exploration:
     """Every configuration reachable from the initial one, and the steps between them.
 
-    A configuration is a node: a small integer packing its fields (see
-    `_Packing`); `config(node)` and `node(config)` convert. The API the
-    proof and the commands built on it read:
+    The API the proof and the commands built on it read, all in `Config`s:
 
-    - `initial`, `len(exploration)`, `nodes()` (breadth-first order),
-      `config in exploration` or `node in exploration`;
-    - `successors(node)`: the `Edge`s out of it, each (event, choice)
-      once, in event order; a node past a cap has none (it is not expanded);
+    - `initial`, `len(exploration)`, `configs()` (breadth-first order),
+      `config in exploration`;
+    - `successors(config)`: the `Edge`s out of it, each (event, choice)
+      once, in event order; a configuration past a cap has none (it is not
+      expanded);
     - `fired`: the lines of the rows that fired; `broken`: for each (rule,
-      row line) every (source node, event, choice) that breaks it;
-    - `graph` (a networkx DiGraph of nodes, each edge once, with `clean`
-      true when some step along it breaks no rule) and `clean_graph()`, for
-      reachability and shortest paths; `distances(clean)`,
-      `path_to(node, clean)` (the edges of a shortest path) and
-      `trace_to(config, last, clean)` (a replayable trace) are built on them.
+      row line) every (source configuration, event, choice) that breaks it;
+    - `graph`: a networkx DiGraph of the configurations, each edge once,
+      with `clean` true when some step along it breaks no rule, and
+      `clean_graph()`, for reachability and shortest paths;
+      `distances(clean)`, `path_to(config, clean)` (the edges of a shortest
+      path) and `trace_to(config, last, clean)` (a replayable trace) are
+      built on them.
 
-    Counterexamples are walked along clean edges, so that replaying one
+    Inside, a configuration is a small integer (see `_Packing`), and the
+    steps are stored once per class of configurations that behave alike, so
+    an exploration holds little more than a set of integers; the networkx
+    graph is built on first use (a check without rule findings never needs
+    it). Counterexamples are walked along clean edges, so that replaying one
     stops at the rule it names and not at another broken on the way.
-    Successors are stored once per class of configurations that behave
-    alike (see `explore`), so the exploration holds little besides the set
-    of nodes; the networkx graph is built only when asked for.
     """
 
     def __init__(self, packing: "_Packing", initial: int, seen: dict[int, None], classes: dict[int, tuple],
-                 fired: set[int], broken: dict[tuple[str, int], list[tuple[int, str, bool]]]):
-        self.packing = packing
-        self.initial = initial
+                 fired: set[int], broken: dict[tuple[str, int], list[Breach]]):
+        self._packing = packing
+        self._initial = initial
         self._seen = seen  # node -> None, in breadth-first order
         self._classes = classes  # class representative -> its steps as (delta, event, choice, line, clean)
+        self.initial = packing.decode(initial)
         self.fired = fired
         self.broken = broken
         self._graph: nx.DiGraph | None = None
@@ -132,41 +134,38 @@ class Exploration:
     def __len__(self) -> int:
         return len(self._seen)
 
-    def __contains__(self, item: object) -> bool:
-        if isinstance(item, Config):
-            try:
-                item = self.packing.encode(item)
-            except (KeyError, ValueError):
-                return False
-        return item in self._seen
+    def __contains__(self, config: object) -> bool:
+        try:
+            return self._packing.encode(config) in self._seen  # type: ignore[arg-type]
+        except (KeyError, ValueError, TypeError):
+            return False
 
-    def nodes(self) -> Iterator[int]:
-        return iter(self._seen)
+    def configs(self) -> Iterator[Config]:
+        return map(self._packing.decode, self._seen)
 
-    def node(self, config: Config) -> int:
-        return self.packing.encode(config)
+    def successors(self, config: Config) -> tuple[Edge, ...]:
+        decode = self._packing.decode
+        return tuple(Edge(event, choice, decode(target), line, clean)
+                     for event, choice, target, line, clean in self._steps(self._packing.encode(config)))
 
-    def config(self, node: int) -> Config:
-        return self.packing.decode(node)
-
-    def successors(self, node: int) -> tuple[Edge, ...]:
-        packing = self.packing
+    def _steps(self, node: int) -> Iterator[tuple[str, bool, int, int, bool]]:
+        packing = self._packing
         if node not in self._seen or not packing.expanded(node):
-            return ()
-        representative = packing.fold(node)
-        return tuple(Edge(event, choice, node + delta, line, clean)
-                     for delta, event, choice, line, clean in self._classes[representative])
+            return
+        for delta, event, choice, line, clean in self._classes[packing.fold(node)]:
+            yield event, choice, node + delta, line, clean
 
     @property
     def graph(self) -> nx.DiGraph:
         if self._graph is None:
-            clean: dict[tuple[int, int], bool] = {}
-            for node in self._seen:
-                for edge in self.successors(node):
-                    pair = (node, edge.target)
-                    clean[pair] = clean.get(pair, False) or edge.clean
+            configs = {node: self._packing.decode(node) for node in self._seen}
+            clean: dict[tuple[Config, Config], bool] = {}
+            for node, config in configs.items():
+                for _, _, target, _, ok in self._steps(node):
+                    pair = (config, configs[target])
+                    clean[pair] = clean.get(pair, False) or ok
             graph = nx.DiGraph()
-            graph.add_nodes_from(self._seen)
+            graph.add_nodes_from(configs.values())
             graph.add_edges_from((u, v, {"clean": c}) for (u, v), c in clean.items())
             self._graph = graph
         return self._graph
@@ -219,26 +218,25 @@ class Exploration:
         found = self.walk(source, fires)
         return None if found is None else found[0] + [found[2]]
 
-    def distances(self, clean: bool = False) -> dict[int, int]:
-        """Steps from the initial configuration to every node reachable (along clean steps if asked)."""
+    def distances(self, clean: bool = False) -> dict[Config, int]:
+        """Steps from the initial configuration to every one reachable (along clean steps if asked)."""
         return nx.single_source_shortest_path_length(self.clean_graph() if clean else self.graph, self.initial)
 
-    def path_to(self, node: int, clean: bool = False) -> list[Edge]:
-        """The edges of a shortest path from the initial configuration to `node` (clean ones if asked).
+    def path_to(self, config: Config, clean: bool = False) -> list[Edge]:
+        """The edges of a shortest path from the initial configuration to `config` (clean ones if asked).
 
         Raises networkx.NetworkXNoPath when there is none.
         """
-        path = nx.shortest_path(self.clean_graph() if clean else self.graph, self.initial, node)
+        path = nx.shortest_path(self.clean_graph() if clean else self.graph, self.initial, config)
         edges = []
         for u, v in zip(path, path[1:]):
             along = [e for e in self.successors(u) if e.target == v]
             edges.append(next((e for e in along if e.clean), along[0]) if clean else along[0])
         return edges
 
-    def trace_to(self, config: Config | int, last: tuple[str, bool], clean: bool = True) -> list[dict[str, Any]]:
+    def trace_to(self, config: Config, last: tuple[str, bool], clean: bool = True) -> list[dict[str, Any]]:
         """The shortest replayable trace reaching `config` (along clean steps if asked), then `last`."""
-        node = config if isinstance(config, int) else self.node(config)
-        steps = [(e.event, e.choice) for e in self.path_to(node, clean)]
+        steps = [(e.event, e.choice) for e in self.path_to(config, clean)]
         steps.append(last)
         return concretize(steps)
 
@@ -468,7 +466,7 @@ def explore(machine: Machine, progress: Callable[[int, int], None] | None = None
     classes: dict[int, tuple[tuple[int, str, bool, int, bool], ...]] = {}
     breaks: dict[int, tuple[tuple[str, int, str, bool], ...]] = {}  # representative -> (rule, line, event, choice)
     fired: set[int] = set()
-    broken: dict[tuple[str, int], list[tuple[int, str, bool]]] = {}
+    broken: dict[tuple[str, int], list[Breach]] = {}
     seen: dict[int, None] = {initial: None}
     queue = deque([initial])
     pop, push = queue.popleft, queue.append
@@ -498,8 +496,9 @@ def explore(machine: Machine, progress: Callable[[int, int], None] | None = None
             if breaking:
                 breaks[representative] = tuple(breaking)
         if breaks and representative in breaks:
+            before = decode(source)
             for rule, line, event, choice in breaks[representative]:
-                broken.setdefault((rule, line), []).append(Breach(source, event, choice))
+                broken.setdefault((rule, line), []).append(Breach(before, event, choice))
         for step in steps:
             target = source + step[0]
             if target not in seen:

@@ -50,17 +50,17 @@ def test_the_exploration_is_exactly_the_plain_search(caps, defect):
     oracle = plain(machine)
     exploration = explore(machine)
     assert len(exploration) == len(oracle)
-    got = {}
-    for node in exploration.nodes():
-        config = exploration.config(node)
-        assert exploration.node(config) == node
-        got[config] = {(e.event, e.choice, exploration.config(e.target), e.row, e.clean) for e in exploration.successors(node)}
+    got = {config: {(e.event, e.choice, e.target, e.row, e.clean) for e in exploration.successors(config)}
+           for config in exploration.configs()}
     assert got == oracle
-    broken = {(rule, line, exploration.config(source), event, choice)
+    broken = {(rule, line, source, event, choice)
               for (rule, line), sources in exploration.broken.items() for source, event, choice in sources}
     expected = {(rule, line, config, event, choice) for config in oracle for event, choice, _, line, clean in oracle[config]
                 if not clean for rule in machine.step(config, event, choice).broken}
     assert broken == expected
+    graph = exploration.graph
+    assert set(graph.nodes) == set(oracle)
+    assert set(graph.edges) == {(config, target) for config in oracle for _, _, target, _, _ in oracle[config]}
     assert bool(broken) == bool(defect)
 
 
@@ -74,11 +74,11 @@ def test_a_trace_to_any_node_replays_to_that_configuration():
     assert len(edges) == distances[farthest] and edges[-1].target == farthest
     last = edges[-1]
     before = edges[-2].target if len(edges) > 1 else exploration.initial
-    trace = exploration.trace_to(exploration.config(before), (last.event, last.choice))
+    trace = exploration.trace_to(before, (last.event, last.choice))
     result = gapstate.replay(spec, trace)
     assert result.ok
-    assert result.final == exploration.config(farthest)
-    assert result.steps[-1]["row"] == last.row
+    assert result.final == farthest
+    assert result.to_dict()["steps"][-1]["row"] == last.row
 
 
 def test_large_caps_keep_the_configuration_count_linear():
