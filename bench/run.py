@@ -134,7 +134,7 @@ def write_trace(path: str, count: int, seed: int = 7) -> None:
 
 
 def has_command(name: str, env: dict[str, str]) -> bool:
-    return subprocess.run(GAPSTATE + [name, "--help"], capture_output=True, env=env).returncode == 0
+    return subprocess.run(GAPSTATE + [name, "--help"], capture_output=True, env=env, cwd=ROOT).returncode == 0
 
 
 def main() -> None:
@@ -218,7 +218,7 @@ def main() -> None:
             values = []
             for _ in range(heavy):
                 start = time.perf_counter()
-                done = subprocess.run(command, capture_output=True, text=True, env=env)
+                done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT)
                 seconds = time.perf_counter() - start
                 try:
                     count = json.loads(done.stdout)["events"]

@@ -62,9 +62,9 @@ def environment(folder: str) -> dict[str, str]:
 _LAUNCHER = """
 import json, os, subprocess, sys, time
 for line in sys.stdin:
-    command, env = json.loads(line)
+    command, env, folder = json.loads(line)
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env, cwd=folder)
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
     print(json.dumps([seconds, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)]), flush=True)
@@ -84,7 +84,8 @@ def timed(command: list[str], env: dict[str, str]) -> Run:
     """One whole process: wall time, peak resident memory (MiB) and exit code."""
     start_launcher()
     assert _launcher.stdin is not None and _launcher.stdout is not None
-    _launcher.stdin.write(json.dumps([command, env]) + "\n")
+    # from the project's root: `python -m gapstate` looks in the current folder first
+    _launcher.stdin.write(json.dumps([command, env, ROOT]) + "\n")
     _launcher.stdin.flush()
     return Run(*json.loads(_launcher.stdout.readline()))
 
