@@ -549,3 +549,17 @@ def test_whole_processes_keep_their_exit_codes_and_flush_their_output(tmp_path):
     full = subprocess.run([sys.executable, "-m", "gapstate", "replay", "--format", "json", str(trace)],
                           capture_output=True, text=True)
     assert full.returncode == 0 and len(json.loads(full.stdout)["steps"]) == 3000
+
+
+def test_the_exploring_bar_shows_only_once_the_work_passed_its_delay(capsys):
+    from gapstate.cli import LateBar
+
+    quick = LateBar("exploring", delay=3600)
+    quick(5, 10)
+    quick.close()
+    assert capsys.readouterr().err == ""
+    slow = LateBar("exploring", delay=0)
+    slow(5, 10)
+    slow(10, 10)
+    slow.close()
+    assert "exploring" in capsys.readouterr().err
