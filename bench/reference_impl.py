@@ -13,7 +13,7 @@ import json
 import sys
 from types import SimpleNamespace
 
-from gapstate.machine import ENDED, OK
+from gapstate.machine import Status
 from gapstate.replayer import Session, machine_for
 from gapstate.spec import load_spec
 
@@ -31,14 +31,14 @@ def main() -> None:
             item = SimpleNamespace(event=message["event"], t=message.get("t", 0), id=message.get("id"),
                                    speech_start=message.get("speech_start"))
             outcome = session.feed(item)
-            if outcome.status == OK:
+            if outcome.status is Status.OK:
                 config = outcome.config
                 answer = {"state": config.state, "actions": list(outcome.actions),
                           "counters": {"session_requests": config.session_requests,
                                        "episode_attempts": config.episode_attempts},
                           "debt_owed": config.debt_owed}
             else:
-                answer = {"refused": "after_session_end" if outcome.status == ENDED else "invalid_event"}
+                answer = {"refused": "after_session_end" if outcome.status is Status.ENDED else "invalid_event"}
             out.write(json.dumps(answer) + "\n")
         out.flush()
 

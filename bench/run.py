@@ -42,7 +42,7 @@ start_launcher()  # before the runner grows: its children's peak memory must be 
 sys.path.insert(0, ROOT)
 
 import gapstate  # noqa: E402
-from gapstate.machine import OK  # noqa: E402
+from gapstate.machine import Status  # noqa: E402
 from gapstate.replayer import Session, machine_for, replay  # noqa: E402
 from gapstate.spec import load_spec  # noqa: E402
 from gapstate.trace import read_trace  # noqa: E402
@@ -125,7 +125,7 @@ def write_trace(path: str, count: int, seed: int = 7) -> None:
             elif name == "evidence_turn":
                 item["speech_start"] = max(0, t - rng.randint(0, 200))
             event = SimpleNamespace(event=name, t=t, id=item.get("id"), speech_start=item.get("speech_start"))
-            if session.feed(event).status != OK:
+            if session.feed(event).status is not Status.OK:
                 continue
             if name == "loss_voiced" and item["id"] == f"iv-{fresh + 1}":
                 fresh += 1

@@ -7,7 +7,7 @@ from collections import deque
 import pytest
 
 import gapstate
-from gapstate.machine import OK, Machine
+from gapstate.machine import Machine, Status
 from gapstate.proof import explore
 from gapstate.spec import parse_spec
 
@@ -29,7 +29,7 @@ def plain(machine: Machine) -> dict:
         for event in gapstate.semantics.EVENTS:
             for choice in machine.choices(config, event):
                 outcome = machine.step(config, event, choice)
-                if outcome.status != OK:
+                if outcome.status is not Status.OK:
                     continue
                 out.add((event, choice, outcome.config, outcome.row.line, not outcome.broken))
                 if outcome.config not in seen:
