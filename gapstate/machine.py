@@ -41,6 +41,20 @@ class Outcome(NamedTuple):
     commits: bool  # an action stamped the commit time
 
 
+class Node(dict):  # type: ignore[type-arg]
+    """A configuration, and the steps replay already took from it: then a step is one lookup.
+
+    Keys are an event's name, or for an event whose chosen guard holds, the
+    name and the guard (`"loss_voiced dup"`, `"evidence_turn post_send"`);
+    values are (the next Node, the Outcome). Only steps that replay plainly
+    are kept: status OK, no rule broken, no commit (whose time replay
+    stamps itself). The machine holds one Node per configuration met.
+    """
+
+    __slots__ = ("config",)
+    config: Config
+
+
 class Compiled(NamedTuple):
     """A row prepared for stepping: its actions' effects as ordered field updates."""
 
@@ -78,6 +92,7 @@ class Machine:
                 names, rows = compile_pair(table, state, event)
                 self._lookup[(state, event)] = (names, {k: compiled[r.line] for k, r in rows.items()})
         self._memo: dict[tuple[Config, str, bool], Outcome] = {}
+        self._nodes: dict[Config, Node] = {}
 
     def choices(self, config: Config, event: str) -> tuple[bool, ...]:
         """The values the event's chosen guard can take here (just False if it has none)."""
@@ -106,6 +121,14 @@ class Machine:
             for name, guard in GUARDS.items()
         }
         return mid, values
+
+    def node(self, config: Config) -> Node:
+        """The configuration's `Node`, where replay memoises the steps taken from it."""
+        node = self._nodes.get(config)
+        if node is None:
+            node = self._nodes[config] = Node()
+            node.config = config
+        return node
 
     def step(self, config: Config, event: str, choice: bool = False) -> Outcome:
         key = (config, event, choice)

@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import msgspec
+
 from .machine import Machine, Outcome, Status, compiled
 from .semantics import COUNTERS, RULES, Config
 from .spec import Spec
@@ -20,7 +22,6 @@ if TYPE_CHECKING:
     from .trace import Event
 
 _DESCRIPTIONS = {rule.id: rule.description for rule in RULES}
-_OK = Status.OK  # a module global: the replay loop compares with it once or twice an event
 
 
 @dataclass(frozen=True)
@@ -36,11 +37,13 @@ class ReplayError:
         return {"index": self.index, "kind": self.kind, "message": self.message}
 
 
-class Step(NamedTuple):
+class Step(msgspec.Struct, frozen=True, gc=False):
     """One replayed event: where it stood, and the machine's Outcome (which holds the row and the after).
 
-    Holding the memoised Outcome costs one tuple a step; the JSON shape is
-    built only when `to_dict` is asked for.
+    One small object a step, built in C and not tracked by the garbage
+    collector (it holds only strings, numbers and shared tuples), so keeping
+    a million steps costs no collection passes; the JSON shape is built only
+    when `to_dict` is asked for.
     """
 
     index: int
@@ -132,22 +135,44 @@ def machine_for(spec: Spec) -> Machine:
     return compiled(spec.require_steppable())
 
 
-class Session:
-    """The interpreter, one event at a time: a configuration and the history around it.
+_LOSS, _EVIDENCE = "loss_voiced", "evidence_turn"
+_DUP, _POST_SEND = "loss_voiced dup", "evidence_turn post_send"  # a Node's keys when the chosen guard holds
 
-    `feed` takes a checked `trace.Event` and returns the machine's Outcome;
-    an event the machine refuses (status other than OK) changes nothing.
-    `feed` is the one place the history decides `dup`, and `horizon` `post_send`.
+
+class Stop(NamedTuple):
+    """Where `Session.run` stopped: the event (index, name), its Outcome (refused or breaking a rule), the configuration before."""
+
+    index: int
+    event: str
+    outcome: Outcome
+    before: Config
+
+
+class Session:
+    """The interpreter: a configuration and the history around it, fed events in order.
+
+    `run` feeds events until one is refused or breaks a rule; `feed` is
+    `run` for one event. The history (ids seen, the last commit's and the
+    last unseen loss's times) decides `dup` and `post_send` here and nowhere
+    else; an event the machine refuses changes nothing.
+
+    The configuration is held as a `machine.Node`, whose dict memoises the
+    steps already taken from it: after warm-up a step is one lookup.
     """
 
-    __slots__ = ("machine", "config", "seen", "last_commit", "last_loss")
+    __slots__ = ("machine", "node", "seen", "last_commit", "last_loss", "read")
 
     def __init__(self, machine: Machine):
         self.machine = machine
-        self.config = machine.initial
+        self.node = machine.node(machine.initial)
         self.seen: set[str] = set()  # interval ids seen this session
         self.last_commit: int | None = None  # t of the send_ok that last committed
         self.last_loss: int | None = None  # t of the last unseen voiced loss
+        self.read = 0  # the index after the last event `run` read
+
+    @property
+    def config(self) -> Config:
+        return self.node.config
 
     def horizon(self) -> int | None:
         """The time evidence speech must be strictly after for `post_send`; None before any commit.
@@ -160,24 +185,80 @@ class Session:
         return loss
 
     def feed(self, item: Event) -> Outcome:
-        # The value of the event's chosen guard: `dup` for loss_voiced, `post_send` for evidence_turn.
-        name = item.event
-        if name == "loss_voiced":
-            choice = item.id in self.seen
-        elif name == "evidence_turn":
-            horizon = self.horizon()
-            choice = horizon is not None and item.speech_start > horizon  # type: ignore[operator]  # checked present
-        else:
-            choice = False
-        outcome = self.machine.step(self.config, name, choice)
-        if outcome.status is _OK:
-            if name == "loss_voiced" and not choice:
-                self.seen.add(item.id)
-                self.last_loss = item.t
-            if outcome.commits:
-                self.last_commit = item.t
-            self.config = outcome.config
-        return outcome
+        """One event: the machine's Outcome (a refused one changes nothing)."""
+        taken: list[Step] = []
+        stop = self.run((item,), taken.append)
+        return taken[0].outcome if taken else stop.outcome  # type: ignore[union-attr]
+
+    def run(
+        self,
+        events: Iterable[Event],
+        record: Callable[[Step], None] | None = None,
+        start: int = 0,
+        line_of: Callable[[int], int] | None = None,
+    ) -> Stop | None:
+        """Feed events in order until one is refused or breaks a rule; None when every one replayed.
+
+        Each step taken goes to `record` as a `Step` (indexed from `start`,
+        its trace line from `line_of(index)`, else index + 1), the
+        rule-breaking one included. This loop is replay's hot path: it
+        decides the chosen guard inline (`dup` from the ids seen, `post_send`
+        as `horizon` says), and a step already taken from this configuration
+        is one dict lookup.
+        """
+        machine = self.machine
+        node = self.node
+        seen = self.seen
+        commit, loss = self.last_commit, self.last_loss
+        ok = Status.OK
+        stop = None
+        index = start - 1
+        for index, item in enumerate(events, start):
+            name = item.event
+            if name == _LOSS:
+                choice = item.id in seen
+                key = _DUP if choice else _LOSS
+            elif name == _EVIDENCE:
+                choice = commit is not None and item.speech_start > (commit if loss is None or commit > loss else loss)
+                key = _POST_SEND if choice else _EVIDENCE
+            else:
+                choice = False
+                key = name
+            move = node.get(key)
+            if move is None:
+                # not taken from here before, or not to be memoised: step the machine
+                outcome = machine.step(node.config, name, choice)
+                if outcome.status is not ok:
+                    stop = Stop(index, name, outcome, node.config)
+                    break
+                move = (machine.node(outcome.config), outcome)
+                if outcome.broken:  # taken, and the last: the history moves as for any step
+                    stop = Stop(index, name, outcome, node.config)
+                    if record is not None:
+                        horizon = None if commit is None or name != _EVIDENCE else commit if loss is None or commit > loss else loss
+                        record(Step(index, name, node.config, outcome, line_of(index) if line_of else index + 1, item, horizon))
+                    if key is _LOSS:
+                        seen.add(item.id)
+                        loss = item.t
+                    if outcome.commits:
+                        commit = item.t
+                    node = move[0]
+                    break
+                if outcome.commits:
+                    commit = item.t
+                else:
+                    node[key] = move
+            if key is _LOSS:
+                seen.add(item.id)
+                loss = item.t
+            if record is not None:
+                record(Step(index, name, node.config, move[1], line_of(index) if line_of else index + 1, item,
+                            None if commit is None or name != _EVIDENCE else commit if loss is None or commit > loss else loss))
+            node = move[0]
+        self.node = node
+        self.last_commit, self.last_loss = commit, loss
+        self.read = index + 1
+        return stop
 
 
 def replay(
@@ -196,34 +277,24 @@ def replay(
     one (a trace file), else the position + 1.
     """
     session = Session(machine_for(spec))
-    feed = session.feed
     steps: list[Step] | None = [] if keep_steps else None
     record = steps.append if steps is not None else None
     if on_step is not None:
         record = on_step if record is None else (lambda step, keep=record: (keep(step), on_step(step)))
-    make_step = tuple.__new__  # Step(...) without its keyword handling: a third of the cost, on the hot path
-    error: ReplayError | None = None
-    index = -1
     iterator = iter(events)
-    numbered = hasattr(events, "line")  # a trace file's events say their line; a list's line is its position + 1
-    horizon = None
-    for index, item in enumerate(iterator):
-        before = session.config
-        if record is not None:  # what the transcript shows post_send was decided against
-            horizon = session.horizon() if item.event == "evidence_turn" else None
-        outcome = feed(item)
-        if outcome.status is not _OK:
-            error = _refusal(index, item.event, events.line if numbered else index + 1, before, outcome)  # type: ignore[attr-defined]
-            break
-        if record is not None:
-            line = events.line if numbered else index + 1  # type: ignore[attr-defined]
-            record(make_step(Step, (index, item.event, before, outcome, line, item, horizon)))
-        if outcome.broken:
+    # a trace file's events say their line; a list's line is its position + 1
+    line_of = events.line_of if hasattr(events, "line_of") else None  # type: ignore[attr-defined]
+    stop = session.run(iterator, record, line_of=line_of)
+    error: ReplayError | None = None
+    if stop is not None:
+        line = line_of(stop.index) if line_of is not None else stop.index + 1
+        outcome = stop.outcome
+        if outcome.status is not Status.OK:
+            error = _refusal(stop.index, stop.event, line, stop.before, outcome)
+        else:
             broken = "; ".join(f"{rid}: {_DESCRIPTIONS[rid]}" for rid in outcome.broken)
-            line = events.line if numbered else index + 1  # type: ignore[attr-defined]
-            error = ReplayError(index, "rule", f"row at line {outcome.row.line} breaks {broken}", line)
-            break
-    total = index + 1 + sum(1 for _ in iterator)  # reading the rest validates it
+            error = ReplayError(stop.index, "rule", f"row at line {outcome.row.line} breaks {broken}", line)
+    total = session.read + sum(1 for _ in iterator)  # reading the rest validates it
     return ReplayResult(tuple(steps) if steps is not None else None, session.config, error, total)
 
 

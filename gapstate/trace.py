@@ -1,9 +1,8 @@
-"""The trace format: JSON Lines of events, read strictly and a line at a time.
+"""The trace format: JSON Lines of events, read strictly, about a MiB at a time.
 
-msgspec decodes each line straight into `Event`, a typed struct that forbids
-unknown fields, so type errors come out with the field's name and the whole
-check costs about a tenth of `json.loads` plus hand validation (see bench/).
-The reader yields events as it goes and never holds the file. Only what
+msgspec decodes the lines straight into `Event`, a typed struct that forbids
+unknown fields, and a whole chunk of lines in one call (see `Events`). The
+reader yields events as it goes and never holds the file. Only what
 reads or builds events imports this module (and msgspec with it): `check`
 writes its traces with `proof.concretize` and reads none.
 """
@@ -26,7 +25,7 @@ from .semantics import EVENTS, closest
 from .source import label, open_binary
 
 
-class Event(msgspec.Struct, forbid_unknown_fields=True):
+class Event(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     """One event of a trace: what a line decodes into, what the reader yields, what strategies build.
 
     A msgspec struct, so a line decodes straight into it with nothing copied
@@ -41,7 +40,10 @@ class Event(msgspec.Struct, forbid_unknown_fields=True):
     speech_start: Annotated[int, msgspec.Meta(ge=0)] | UnsetType = UNSET
 
 
-_DECODE = msgspec.json.Decoder(Event).decode
+_DECODER = msgspec.json.Decoder(Event)
+_DECODE = _DECODER.decode
+_DECODE_LINES = _DECODER.decode_lines  # many lines in one call
+_EVENTS = list[Event]
 
 
 _FIELDS = ("event", "t", "id", "speech_start")
@@ -243,66 +245,109 @@ def _repeated(raw: Event, data: Any) -> tuple[str, int | None] | None:
     return f"the field '{key}' appears twice in one event; give each field once", column
 
 
-def _two_colons(data: Any, colon: bytes) -> int:
-    """A dict's count for the reader's fast path: a dict cannot repeat a key, so it is as good as `event` and `t`."""
-    return 2
-
-
-# Events valid with `event` and `t` alone: all but those `_check` requires a payload of.
-_PLAIN = frozenset(EVENTS) - {"loss_voiced", "evidence_turn"}
-
-
 class Events:
-    """Checked events (`Event`), one at a time, with `line`: where the last one yielded stood.
+    """Checked events (`Event`), with `line_of(index)`: the line the index-th event stood on.
 
-    After the first malformed line nothing more is yielded, but the rest is
-    still read, so that GapstateError lists every malformed line (up to
+    Lines come in batches (about a MiB of a file, or a few thousand dicts),
+    each decoded by msgspec in one call and checked whole before any of its
+    events is handed on, so iterating is a C loop over lists. (Why: a line
+    at a time, reading cost as much as replaying.) A batch that fails a
+    check, or holds a blank line, is read again a line at a time. At the
+    first malformed line nothing more is handed on, but the rest is still
+    read, so that GapstateError lists every malformed line (up to
     MAX_PROBLEMS, then a count), each as a LineProblem quoting the line.
-    Events given as dicts (`from_file` false) are placed by their 1-based
-    number alone: a column in their JSON rendering would mean nothing.
+    The events just before a bad line in its batch are not handed on
+    either: replay reads the whole trace anyway, so the outcome is the same
+    error.
     """
 
-    def __init__(self, source: str, lines: Iterable[Any], decode: Any, from_file: bool = True):
+    def __init__(self, source: str, batches: Iterable[tuple[Any, Any]], dicts: bool = False):
         self.source = source
-        self.line = 0
-        self._lines = lines
-        self._decode = decode
-        self._from_file = from_file
+        self._batches = batches  # (the batch for the fast path, its lines for the slow path)
+        self._decode = (lambda item: msgspec.convert(item, Event)) if dicts else _DECODE
+        self._decode_batch = (lambda items: msgspec.convert(items, _EVENTS)) if dicts else _DECODE_LINES
+        self._from_file = not dicts  # a dict has no column, and cannot repeat a key
+        self._start = 0  # events handed on before the current batch
+        self._first = 1  # the line the current batch starts on
+        self._numbers: list[int] | None = None  # its events' lines, when it had blank lines
 
     def __iter__(self) -> Iterator[Event]:
-        source, decode, unset = self.source, self._decode, UNSET
-        count = bytes.count if self._from_file else _two_colons
-        plain = _PLAIN
-        failure = msgspec.MsgspecError
+        return itertools.chain.from_iterable(self._checked())
+
+    def line_of(self, index: int) -> int:
+        """The line of the index-th event (0-based), in the batch last handed on."""
+        if self._numbers is not None:
+            return self._numbers[index - self._start]
+        return self._first + index - self._start
+
+    def _checked(self) -> Iterator[list[Event]]:
+        decode_batch, failure, unset, known = self._decode_batch, msgspec.MsgspecError, UNSET, EVENTS
+        batches = iter(self._batches)
         last = 0
-        lines = enumerate(self._lines, start=1)
-        for number, data in lines:
+        number = 0  # lines before the batch
+        handed = 0
+        for batch, lines in batches:
+            first = number + 1
+            number += len(lines)
+            try:
+                decoded = decode_batch(batch)
+            except failure:
+                decoded = None
+            numbers = None
+            good = decoded is not None and len(decoded) == len(lines)
+            if good:
+                before = last
+                fields = 0  # every key needs a ':', so a chunk with no more of them than fields set repeats none
+                for raw in decoded:  # what `_check` does, inline
+                    name = raw.event
+                    if name not in known:
+                        good = False
+                        break
+                    t = raw.t
+                    fields += 1 + (raw.id is not unset) + (raw.speech_start is not unset)
+                    if t is unset:
+                        raw.t = last
+                    elif t < last:
+                        good = False
+                        break
+                    else:
+                        fields += 1
+                        last = t
+                    if (name == "loss_voiced" and raw.id is unset) or (name == "evidence_turn" and raw.speech_start is unset):
+                        good = False
+                        break
+                if good and self._from_file and batch.count(b":") != fields:
+                    good = False  # a repeated key, or a ':' inside a string: the slow path tells which
+                if not good:
+                    last = before
+            if not good:
+                decoded, numbers = self._slow(lines, first, last, batches, number)
+                if decoded:
+                    last = decoded[-1].t
+            self._start, self._first, self._numbers = handed, first, numbers
+            handed += len(decoded)
+            yield decoded
+
+    def _slow(self, lines: Iterable[Any], first: int, last: int, batches: Iterator[tuple[Any, Any]],
+              after: int) -> tuple[list[Event], list[int]]:
+        """A line at a time: the events and their lines, or at a malformed line, every problem raised."""
+        decode, unset, failure = self._decode, UNSET, msgspec.MsgspecError
+        events: list[Event] = []
+        numbers: list[int] = []
+        rows = enumerate(lines, start=first)
+        for number, data in rows:
             if data is _BLANK:
                 continue
             try:
                 raw = decode(data)
             except failure:
-                self._problems(number, data, last, lines)
-            # The common line is settled here without a call: a known event
-            # with `t` (not going back) and the payload it needs, and exactly
-            # one ':' per field that shape sets (2, or 3 with the payload):
-            # every key needs a ':', so no key is there twice. Every other line
-            # gets the exact checks, the repeated key looked for before `_check`
-            # fills in an absent `t`.
-            t = raw.t
-            name = raw.event
-            if t is unset or t < last or count(data, b":") != (
-                2 if name in plain
-                else 3 if (name == "loss_voiced" and raw.id is not unset)
-                or (name == "evidence_turn" and raw.speech_start is not unset)
-                else 0
-            ):
-                if _repeated(raw, data) is not None or _check(raw, last, unset, "") is not None:
-                    self._problems(number, data, last, lines)
+                self._problems(number, data, last, _rest(rows, batches, after))
+            if _repeated(raw, data) is not None or _check(raw, last, unset, "") is not None:
+                self._problems(number, data, last, _rest(rows, batches, after))
             last = raw.t
-            self.line = number
-            yield raw
-
+            events.append(raw)
+            numbers.append(number)
+        return events, numbers
     def _problems(self, number: int, data: Any, last: int, lines: Iterator[tuple[int, Any]]) -> NoReturn:
         """Read the rest of the lines, collecting what is wrong with each, then raise."""
         unset, decode, failure = UNSET, self._decode, msgspec.MsgspecError
@@ -338,24 +383,87 @@ class Events:
 
 
 _BLANK = object()
+_CHUNK = 1 << 20  # bytes of a file read at once
+_BATCH = 4096  # dicts converted at once
 
 
-def _file_lines(handle: Any) -> Iterator[Any]:
+def _rest(rows: Iterator[tuple[int, Any]], batches: Iterator[tuple[Any, Any]], after: int) -> Iterator[tuple[int, Any]]:
+    """(line, data) for the rest of a batch's lines, then every later batch's."""
+    yield from rows
+    for _, lines in batches:
+        for after, data in enumerate(lines, start=after + 1):
+            yield after, data
+
+
+def _file_batches(handle: Any) -> Iterator[tuple[bytes, Any]]:
+    """About a MiB of whole lines at a time, with their lines (split only if the slow path asks)."""
     try:
-        for number, data in enumerate(handle):
-            if number == 0 and data.startswith(b"\xef\xbb\xbf"):
-                data = data[3:]  # a byte-order mark, as some editors write
-            yield _BLANK if data.isspace() or not data else data
+        rest = b""
+        first = True
+        while True:
+            block = handle.read(_CHUNK)
+            data = rest + block
+            if first:
+                first = False
+                if data.startswith(b"\xef\xbb\xbf"):
+                    data = data[3:]  # a byte-order mark, as some editors write
+            if not block:
+                if data:
+                    yield data, _lines(data)
+                return
+            end = data.rfind(b"\n") + 1
+            if not end:
+                rest = data
+                continue
+            rest = data[end:]
+            chunk = data[:end]
+            yield chunk, _Lines(chunk)
     finally:
         if handle is not sys.stdin.buffer:
             handle.close()
 
 
+class _Lines:
+    """A chunk's lines, split only when the slow path asks; its len is its count of newlines."""
+
+    __slots__ = ("chunk", "count")
+
+    def __init__(self, chunk: bytes):
+        self.chunk = chunk
+        self.count = chunk.count(b"\n")
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(_lines(self.chunk, self.count))
+
+
+def _lines(data: bytes, count: int | None = None) -> list[Any]:
+    """The lines of `data` (the first `count`, or all but an empty last), blank ones as _BLANK."""
+    lines = data.split(b"\n")
+    if count is None:
+        if lines and lines[-1] == b"":
+            lines.pop()
+    else:
+        del lines[count:]
+    return [_BLANK if not line or line.isspace() else line for line in lines]
+
+
+def _dict_batches(events: Iterable[Any]) -> Iterator[tuple[list[Any], list[Any]]]:
+    iterator = iter(events)
+    while True:
+        batch = list(itertools.islice(iterator, _BATCH))
+        if not batch:
+            return
+        yield batch, batch
+
+
 def read_trace(path: str | Path) -> Events:
-    """The events of a JSON Lines file (`-`: standard input), read a line at a time as consumed."""
-    return Events(label(path), _file_lines(open_binary(path)), _DECODE)
+    """The events of a JSON Lines file (`-`: standard input), read about a MiB at a time as consumed."""
+    return Events(label(path), _file_batches(open_binary(path)))
 
 
 def from_dicts(events: Iterable[Any], source: str = "<events>") -> Events:
     """The same checks for events given as dicts (the Python API); `line` is the event's 1-based number."""
-    return Events(source, events, lambda item: msgspec.convert(item, Event), from_file=False)
+    return Events(source, _dict_batches(events), dicts=True)

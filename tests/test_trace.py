@@ -88,12 +88,15 @@ def test_blank_lines_are_skipped_and_indexes_count_events_not_lines(tmp_path):
     assert f"{path}:4: invalid_event" in replay(path).stdout
 
 
-def test_the_reader_streams_a_line_at_a_time(tmp_path):
-    path = write_trace(tmp_path, GOOD, "{broken")
+def test_the_reader_streams_a_batch_at_a_time(tmp_path):
+    """The file is never held whole: the first events come before a bad line megabytes later is read."""
+    path = write_trace(tmp_path, *([GOOD] * 100_000), "{broken")
     events = iter(read_trace(path))
-    assert next(events).event == "loss_voiced"  # read before the bad line is reached
-    with pytest.raises(gapstate.GapstateError):
-        next(events)
+    assert next(events).event == "loss_voiced"
+    with pytest.raises(gapstate.GapstateError) as caught:
+        for _ in events:
+            pass
+    assert caught.value.line == 100_001
 
 
 def test_the_api_checks_dicts_the_same_way():
@@ -227,3 +230,41 @@ def test_the_api_gives_no_file_hint_for_an_event_that_is_not_an_object():
     with pytest.raises(gapstate.GapstateError) as caught:
         gapstate.replay(None, ["busy_start"])
     assert caught.value.message == "expected an event object, found a string"
+
+
+@pytest.fixture
+def small_batches(monkeypatch):
+    """Batches of a few lines, so that a short trace crosses many of them."""
+    import gapstate.trace
+
+    monkeypatch.setattr(gapstate.trace, "_CHUNK", 64)
+    monkeypatch.setattr(gapstate.trace, "_BATCH", 3)
+
+
+@pytest.mark.parametrize("blank", [False, True])
+def test_lines_are_named_right_across_batches(tmp_path, small_batches, blank):
+    """A replay stopped, or a line refused, deep in the trace: its line, whichever path read its batch."""
+    lines = ['{"event":"candidate_start","t":%d}' % i for i in range(40)]
+    if blank:
+        lines[5:5] = ["", "   "]
+    stopped = write_trace(tmp_path, *lines, '{"event":"send_ok"}', '{"event":"busy_start"}')
+    document = json.loads(replay(stopped, "--format", "json").stdout)
+    assert document["error"]["index"] == 40
+    assert f"{stopped}:{len(lines) + 1}: invalid_event" in replay(stopped).stdout
+    for bad, words in (('{"event":"busy_start","t":1}', "goes back"), ('{"event":"nope"}', "unknown event"),
+                       ('{"event":"loss_voiced"}', "needs an 'id'"), ('{"event":"busy_start","t":null}', "'t'"),
+                       ('{"event":"busy_start","t":50,"event":"loss_silent"}', "appears twice")):
+        path = write_trace(tmp_path, *lines, bad, *lines[:3])
+        result = replay(path)
+        assert result.exit_code == 2
+        assert f"{path}:{len(lines) + 1}" in result.output and words in result.output
+
+
+def test_the_api_reads_dicts_in_batches_with_the_same_checks(small_batches):
+    events = [{"event": "candidate_start", "t": i} for i in range(50)] + [{"event": "floor_released"}]
+    result = gapstate.replay(gapstate.load_spec(), events)
+    assert result.ok and len(result.steps) == 51 and result.final.state == "CLEAR"
+    assert [step.index for step in result.steps] == list(range(51))
+    with pytest.raises(gapstate.GapstateError) as caught:
+        gapstate.replay(gapstate.load_spec(), events + [{"event": "busy_start", "t": None}])
+    assert caught.value.line == 52
