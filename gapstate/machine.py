@@ -44,9 +44,10 @@ class Outcome(NamedTuple):
 class Node(dict):  # type: ignore[type-arg]
     """A configuration, and the steps replay already took from it: then a step is one lookup.
 
-    Keys are an event's name, or for an event whose chosen guard holds, the
-    name and the guard (`"loss_voiced dup"`, `"evidence_turn post_send"`);
-    values are (the next Node, the Outcome). Only steps that replay plainly
+    Keys are an event's name, or for an event with a chosen guard, the name
+    and the guard's value (`"loss_voiced dup"`, `"evidence_turn
+    not_post_send"`, ...: see `replayer`); values are (the next Node, the
+    Outcome). Only steps that replay plainly
     are kept: status OK, no rule broken, no commit (whose time replay
     stamps itself). The machine holds one Node per configuration met.
     """

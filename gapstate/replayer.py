@@ -136,7 +136,10 @@ def machine_for(spec: Spec) -> Machine:
 
 
 _LOSS, _EVIDENCE = "loss_voiced", "evidence_turn"
-_DUP, _POST_SEND = "loss_voiced dup", "evidence_turn post_send"  # a Node's keys when the chosen guard holds
+# A Node's keys for the two events with a chosen guard, one per value of it:
+# never the bare event name, which the loop looks up first for every event.
+_FRESH, _DUP = "loss_voiced fresh", "loss_voiced dup"
+_NOT_POST_SEND, _POST_SEND = "evidence_turn not_post_send", "evidence_turn post_send"
 
 
 class Stop(NamedTuple):
@@ -215,42 +218,44 @@ class Session:
         index = start - 1
         for index, item in enumerate(events, start):
             name = item.event
-            if name == _LOSS:
-                choice = item.id in seen
-                key = _DUP if choice else _LOSS
-            elif name == _EVIDENCE:
-                choice = commit is not None and item.speech_start > (commit if loss is None or commit > loss else loss)
-                key = _POST_SEND if choice else _EVIDENCE
-            else:
-                choice = False
-                key = name
-            move = node.get(key)
+            move = node.get(name)  # an event without a chosen guard, taken from here before
             if move is None:
-                # not taken from here before, or not to be memoised: step the machine
-                outcome = machine.step(node.config, name, choice)
-                if outcome.status is not ok:
-                    stop = Stop(index, name, outcome, node.config)
-                    break
-                move = (machine.node(outcome.config), outcome)
-                if outcome.broken:  # taken, and the last: the history moves as for any step
-                    stop = Stop(index, name, outcome, node.config)
-                    if record is not None:
-                        horizon = None if commit is None or name != _EVIDENCE else commit if loss is None or commit > loss else loss
-                        record(Step(index, name, node.config, outcome, line_of(index) if line_of else index + 1, item, horizon))
-                    if key is _LOSS:
-                        seen.add(item.id)
-                        loss = item.t
+                if name == _LOSS:
+                    choice = item.id in seen
+                    key = _DUP if choice else _FRESH
+                elif name == _EVIDENCE:
+                    choice = commit is not None and item.speech_start > (commit if loss is None or commit > loss else loss)
+                    key = _POST_SEND if choice else _NOT_POST_SEND
+                else:
+                    choice = False
+                    key = name
+                move = node.get(key)
+                if move is None:
+                    # not taken from here before, or not to be memoised: step the machine
+                    outcome = machine.step(node.config, name, choice)
+                    if outcome.status is not ok:
+                        stop = Stop(index, name, outcome, node.config)
+                        break
+                    move = (machine.node(outcome.config), outcome)
+                    if outcome.broken:  # taken, and the last: the history moves as for any step
+                        stop = Stop(index, name, outcome, node.config)
+                        if record is not None:
+                            horizon = None if commit is None or name != _EVIDENCE else commit if loss is None or commit > loss else loss
+                            record(Step(index, name, node.config, outcome, line_of(index) if line_of else index + 1, item, horizon))
+                        if key is _FRESH:
+                            seen.add(item.id)
+                            loss = item.t
+                        if outcome.commits:
+                            commit = item.t
+                        node = move[0]
+                        break
                     if outcome.commits:
                         commit = item.t
-                    node = move[0]
-                    break
-                if outcome.commits:
-                    commit = item.t
-                else:
-                    node[key] = move
-            if key is _LOSS:
-                seen.add(item.id)
-                loss = item.t
+                    else:
+                        node[key] = move
+                if key is _FRESH:
+                    seen.add(item.id)
+                    loss = item.t
             if record is not None:
                 record(Step(index, name, node.config, move[1], line_of(index) if line_of else index + 1, item,
                             None if commit is None or name != _EVIDENCE else commit if loss is None or commit > loss else loss))
