@@ -207,10 +207,15 @@ def main() -> None:
                     f"{c.command.median:.2f} s against {c.baseline.median:.2f} s; exit {sorted(set(c.codes))}"))
         show(Figure("check @cap session_requests 1000 peak memory", c.peak_mib, "MiB", "< 250"))
 
+        # conform drives the example room loop (plain Python, no gapstate import) when the
+        # project has one, else bench/reference_impl.py (gapstate's own Session behind the protocol)
+        implementation = os.path.join(ROOT, "examples", "room_loop.py")
+        if not os.path.exists(implementation):
+            implementation = os.path.join(ROOT, "bench", "reference_impl.py")
         for name, command in (
             ("coverage", GAPSTATE + ["coverage", "--format", "json", api_trace]),
             ("conform", GAPSTATE + ["conform", "--examples", "200", "--seed", "1", "--format", "json", "--",
-                                    sys.executable, os.path.join(ROOT, "bench", "reference_impl.py")]),
+                                    sys.executable, implementation]),
         ):
             if not has_command(name, env):
                 show(Figure(f"{name} events/s", None, "/s", "", "no `gapstate " + name + "` command on this branch"))
@@ -228,7 +233,8 @@ def main() -> None:
                     break
                 values.append(count / seconds)
             if values:
-                show(Figure(f"{name} events/s (whole process, {count:,} events)", Spread.of(values), "/s", ""))
+                what = f"{count:,} events" + (f", {os.path.relpath(implementation, ROOT)}" if name == "conform" else "")
+                show(Figure(f"{name} events/s (whole process, {what})", Spread.of(values), "/s", ""))
             else:
                 show(Figure(f"{name} events/s", None, "/s", "",
                             f"`{' '.join(command[2:4])}` gave no events count (exit {done.returncode})"))
