@@ -12,7 +12,8 @@ compactly, about 35 bytes a line), then measures:
   the same file (and its peak memory); `check` of the bundled table with
   `@cap session_requests 1000` against `check` of the bundled table;
 - in process: interpreter steps a second on decoded events, and the Python
-  API `gapstate.replay(spec, events)` keeping every step;
+  API `gapstate.replay(spec, events)` keeping every step (and, reported,
+  turning those steps into the JSON document);
 - `conform` and `coverage` events a second, when those commands exist.
 
 It prints the figures and writes bench/RESULTS.md (machine, load, date,
@@ -200,6 +201,8 @@ def main() -> None:
         assert kept.ok and len(kept.steps) == api_count
         show(Figure(f"gapstate.replay(spec, events), every step kept ({api_count:,} events)",
                     rates(lambda: gapstate.replay(spec, api_events), api_count, heavy), "/s", ">= 1,000,000"))
+        show(Figure("  then .to_dict(), the JSON document of every step (steps/s)",
+                    rates(kept.to_dict, api_count, heavy), "/s", ""))
         del kept
 
         c = compare(GAPSTATE + ["check", "--spec", capped], GAPSTATE + ["check"], heavy, env)
