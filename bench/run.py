@@ -201,7 +201,7 @@ def main() -> None:
         assert kept.ok and len(kept.steps) == api_count
         show(Figure(f"gapstate.replay(spec, events), every step kept ({api_count:,} events)",
                     rates(lambda: gapstate.replay(spec, api_events), api_count, heavy), "/s", ">= 1,000,000"))
-        show(Figure("  then .to_dict(), the JSON document of every step (steps/s)",
+        show(Figure("the same result .to_dict(), every step as JSON (steps/s)",
                     rates(kept.to_dict, api_count, heavy), "/s", ""))
         del kept
 
