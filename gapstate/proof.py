@@ -83,6 +83,15 @@ class Walked(NamedTuple):
     target: Config  # the configuration after the step
 
 
+class Move(NamedTuple):
+    """One way along an edge of the exploration: the event, its chosen guard's value, the row fired."""
+
+    event: str
+    choice: bool
+    row: int  # the line of the row that fired
+    clean: bool  # the step breaks no rule
+
+
 class Edge(NamedTuple):
     """One step out of a configuration: which event (and chosen-guard value) fired which row, to where."""
 
@@ -102,15 +111,16 @@ class Exploration:
       `config in exploration`;
     - `successors(config)`: the `Edge`s out of it, each (event, choice)
       once, in event order; a configuration past a cap has none (it is not
-      expanded);
+      expanded); `moves(source, target)`: the `Move`s along one edge;
+      `edges()`: every step, as (source, Edge);
     - `fired`: the lines of the rows that fired; `broken`: for each (rule,
       row line) every (source configuration, event, choice) that breaks it;
     - `graph`: a networkx DiGraph of the configurations, each edge once,
       with `clean` true when some step along it breaks no rule, and
       `clean_graph()`, for reachability and shortest paths;
       `distances(clean)`, `path_to(config, clean)` (the edges of a shortest
-      path) and `trace_to(config, last, clean)` (a replayable trace) are
-      built on them.
+      path), `steps_to(config, clean)` (its (event, choice) pairs) and
+      `trace_to(config, last, clean)` (a replayable trace) are built on them.
 
     Inside, a configuration is a small integer (see `_Packing`), and the
     steps are stored once per class of configurations that behave alike, so
@@ -142,6 +152,18 @@ class Exploration:
 
     def configs(self) -> Iterator[Config]:
         return map(self._packing.decode, self._seen)
+
+    def moves(self, source: Config, target: Config) -> list[Move]:
+        """What leads along the edge from `source` to `target`: each (event, choice, row, clean), in event order."""
+        return [Move(e.event, e.choice, e.row, e.clean) for e in self.successors(source) if e.target == target]
+
+    def edges(self) -> Iterator[tuple[Config, Edge]]:
+        """Every step of the exploration, as (source, Edge), sources in breadth-first order."""
+        decode = self._packing.decode
+        for node in self._seen:
+            source = decode(node)
+            for event, choice, target, line, clean in self._steps(node):
+                yield source, Edge(event, choice, decode(target), line, clean)
 
     def successors(self, config: Config) -> tuple[Edge, ...]:
         decode = self._packing.decode
@@ -234,11 +256,16 @@ class Exploration:
             edges.append(next((e for e in along if e.clean), along[0]) if clean else along[0])
         return edges
 
+    def steps_to(self, config: Config, clean: bool = True) -> list[tuple[str, bool]]:
+        """The (event, choice) steps of a shortest way from the initial configuration to `config`.
+
+        Along clean steps if asked; raises networkx.NetworkXNoPath when there is no such way.
+        """
+        return [(e.event, e.choice) for e in self.path_to(config, clean)]
+
     def trace_to(self, config: Config, last: tuple[str, bool], clean: bool = True) -> list[dict[str, Any]]:
         """The shortest replayable trace reaching `config` (along clean steps if asked), then `last`."""
-        steps = [(e.event, e.choice) for e in self.path_to(config, clean)]
-        steps.append(last)
-        return concretize(steps)
+        return concretize(self.steps_to(config, clean) + [last])
 
 
 def check(spec: Spec, progress: Callable[[int, int], None] | None = None) -> CheckResult:

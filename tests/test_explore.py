@@ -97,3 +97,13 @@ def test_progress_is_reported_up_to_its_total():
     assert calls[-1][0] == calls[-1][1] > 0
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)
     assert len(calls) > 1
+
+
+def test_moves_and_edges_list_every_step_once():
+    machine = Machine(parse_spec(variant(*SENDS_WHILE_BUSY), "spec.md").table)
+    exploration = explore(machine)
+    steps = list(exploration.edges())
+    assert len(steps) == sum(len(exploration.successors(c)) for c in exploration.configs())
+    source, edge = next((s, e) for s, e in steps if not e.clean)
+    assert (edge.event, edge.choice, edge.row, False) in exploration.moves(source, edge.target)
+    assert {m.row for s, e in steps for m in exploration.moves(s, e.target)} == exploration.fired
