@@ -651,7 +651,7 @@ def firings(machine: Machine, exploration: Exploration) -> dict[int, list[Firing
     """
     out: dict[int, list[Firing]] = {}
     events = tuple(EVENTS)
-    for config in exploration.graph.nodes:
+    for config in exploration.configs():  # breadth-first, without building the networkx graph
         if config.ended or not machine.within_caps(config):
             continue
         for event in events:
