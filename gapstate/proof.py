@@ -165,10 +165,18 @@ class Exploration:
             for event, choice, target, line, clean in self._steps(node):
                 yield source, Edge(event, choice, decode(target), line, clean)
 
-    def successors(self, config: Config) -> tuple[Edge, ...]:
+    def successors(self, config: Config, by_target: bool = False) -> tuple[Edge, ...]:
+        """The steps out of `config` in event order; `by_target` groups them by target, in the order
+        the targets are first reached (the order networkx lists neighbours in), each group in event order."""
         decode = self._packing.decode
-        return tuple(Edge(event, choice, decode(target), line, clean)
-                     for event, choice, target, line, clean in self._steps(self._packing.encode(config)))
+        edges = tuple(Edge(event, choice, decode(target), line, clean)
+                      for event, choice, target, line, clean in self._steps(self._packing.encode(config)))
+        if not by_target:
+            return edges
+        groups: dict[Config, list[Edge]] = {}
+        for edge in edges:
+            groups.setdefault(edge.target, []).append(edge)
+        return tuple(edge for group in groups.values() for edge in group)
 
     def _steps(self, node: int) -> Iterator[tuple[str, bool, int, int, bool]]:
         packing = self._packing

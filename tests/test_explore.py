@@ -107,3 +107,11 @@ def test_moves_and_edges_list_every_step_once():
     source, edge = next((s, e) for s, e in steps if not e.clean)
     assert (edge.event, edge.choice, edge.row, False) in exploration.moves(source, edge.target)
     assert {m.row for s, e in steps for m in exploration.moves(s, e.target)} == exploration.fired
+
+
+def test_successors_by_target_group_the_same_steps_as_networkx_lists_neighbours():
+    exploration = explore(Machine(parse_spec(variant("@cap session_requests 3", "@cap session_requests 12"), "s.md").table))
+    for config in list(exploration.configs())[:200]:
+        plain, grouped = exploration.successors(config), exploration.successors(config, by_target=True)
+        assert sorted(plain) == sorted(grouped)
+        assert list(dict.fromkeys(e.target for e in grouped)) == list(exploration.graph.successors(config))
