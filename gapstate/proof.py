@@ -32,7 +32,7 @@ from .findings import (
     Unreachable,
 )
 from .machine import Machine, Status, valuations
-from .semantics import ACTIONS, COUNTERS, EVENTS, RULES, Config
+from .semantics import ACTIONS, COUNTERS, EVENTS, RULES, Config, action
 from .spec import Spec
 from .table import ANY_STATE, STAY, Literal, Table
 
@@ -434,7 +434,7 @@ class _Packing:
         added = {c: 0 for c in COUNTERS}
         for row in machine.table.rows:
             for counter in COUNTERS:
-                added[counter] = max(added[counter], sum(ACTIONS[a].add.get(counter, 0) for a in row.actions))
+                added[counter] = max(added[counter], sum(action(a).add.get(counter, 0) for a in row.actions))
         set_somewhere = {name for action in ACTIONS.values() for name in action.sets} | {
             name for event in EVENTS.values() for name in (*event.sets, *event.then)
         }
