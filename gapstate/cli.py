@@ -16,7 +16,6 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import click
@@ -393,6 +392,7 @@ def fuzz(
     be used. Failing traces are kept in .hypothesis/ and replayed first next time.
     """
     import random
+    from pathlib import Path  # here, not at the top: classify and replay start without it
 
     from .fuzzer import campaign
     from .render import fuzz_text, to_json, trace_lines
