@@ -216,15 +216,19 @@ class Session:
         ok = Status.OK
         stop = None
         index = start - 1
+        make = Step
         for index, item in enumerate(events, start):
             name = item.event
             move = node.get(name)  # an event without a chosen guard, taken from here before
+            horizon = None  # for evidence: the time speech must follow for post_send
             if move is None:
                 if name == _LOSS:
                     choice = item.id in seen
                     key = _DUP if choice else _FRESH
                 elif name == _EVIDENCE:
-                    choice = commit is not None and item.speech_start > (commit if loss is None or commit > loss else loss)
+                    if commit is not None:
+                        horizon = commit if loss is None or commit > loss else loss
+                    choice = horizon is not None and item.speech_start > horizon
                     key = _POST_SEND if choice else _NOT_POST_SEND
                 else:
                     choice = False
@@ -240,8 +244,8 @@ class Session:
                     if outcome.broken:  # taken, and the last: the history moves as for any step
                         stop = Stop(index, name, outcome, node.config)
                         if record is not None:
-                            horizon = None if commit is None or name != _EVIDENCE else commit if loss is None or commit > loss else loss
-                            record(Step(index, name, node.config, outcome, line_of(index) if line_of else index + 1, item, horizon))
+                            line = index + 1 if line_of is None else line_of(index)
+                            record(make(index, name, node.config, outcome, line, item, horizon))
                         if key is _FRESH:
                             seen.add(item.id)
                             loss = item.t
@@ -257,8 +261,7 @@ class Session:
                     seen.add(item.id)
                     loss = item.t
             if record is not None:
-                record(Step(index, name, node.config, move[1], line_of(index) if line_of else index + 1, item,
-                            None if commit is None or name != _EVIDENCE else commit if loss is None or commit > loss else loss))
+                record(make(index, name, node.config, move[1], index + 1 if line_of is None else line_of(index), item, horizon))
             node = move[0]
         self.node = node
         self.last_commit, self.last_loss = commit, loss
