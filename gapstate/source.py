@@ -115,6 +115,7 @@ def write_folder(outdir: str | Path, files: dict[str, str], force: bool) -> None
     import os
     import shutil
     import tempfile
+    from pathlib import Path  # here: every command but `vectors` starts without pathlib
 
     name = str(outdir)
     target = Path(outdir)
@@ -161,6 +162,7 @@ def read_revision(revision: str, path: str | Path) -> tuple[str, str]:
     revision lacks is a GapstateError.
     """
     import subprocess
+    from pathlib import Path  # here: every command but `diff --git` starts without pathlib
 
     target = Path(path).resolve()
     name = f"{revision}:{path}"
