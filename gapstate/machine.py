@@ -41,6 +41,26 @@ class Outcome(NamedTuple):
     commits: bool  # an action stamped the commit time
 
 
+class _Guards(dict):  # type: ignore[type-arg]
+    """Every guard's value at a configuration, each computed when first read.
+
+    A step reads the guards its row names and those its rules look at,
+    usually two or three of the seven; computing all of them was a third of
+    a step's cost.
+    """
+
+    __slots__ = ("mid", "caps", "chosen", "choice")
+
+    def __init__(self, mid: Config, caps: dict[str, int], chosen: str | None, choice: bool):
+        self.mid, self.caps, self.chosen, self.choice = mid, caps, chosen, choice
+
+    def __missing__(self, name: str) -> bool:
+        guard = GUARDS[name]
+        value = (self.choice if name == self.chosen else False) if guard.derive is None else guard.derive(self.mid, self.caps)
+        self[name] = value
+        return value
+
+
 class Node(dict):  # type: ignore[type-arg]
     """A configuration, and the steps replay already took from it: then a step is one lookup.
 
@@ -138,12 +158,25 @@ class Machine:
             outcome = self._memo[key] = self._step(config, event, choice)
         return outcome
 
+    def step_once(self, config: Config, event: str, choice: bool = False) -> Outcome:
+        """`step` without the memo: for the explorer, which steps each configuration once."""
+        return self._memo.get((config, event, choice)) or self._step(config, event, choice)
+
     def _step(self, before: Config, event: str, choice: bool) -> Outcome:
         if before.ended:
             return Outcome(Status.ENDED, before, None, (), (), (), False)
-        mid, values = self.guard_values(before, event, choice)
-        fields = list(mid)
+        sets = _EVENT_SETS[event]
+        if sets:
+            fields = list(before)
+            for index, value in sets:
+                fields[index] = value
+            mid = Config._make(fields)
+        else:
+            mid = before
+            fields = list(mid)
         caps = self.caps
+        # only the guards the row and its rules read are computed (see _Guards)
+        values = _Guards(mid, caps, CHOICE_OF.get(event), choice)
         names, rows = self._lookup[(mid.state, event)]
         compiled = rows.get(tuple([values[n] for n in names]))
         if compiled is None:

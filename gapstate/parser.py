@@ -8,7 +8,6 @@ spec's own line and column.
 
 from __future__ import annotations
 
-import difflib
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -143,6 +142,8 @@ def _near_header(text: str) -> bool:
     head = text.strip()
     if not head.startswith("#") or "|" not in head:
         return False
+    import difflib  # here: only a line that looks like a header pays for it
+
     words = re.findall(r"[a-z_]+", head.lower())
     return sum(1 for column in _COLUMNS if difflib.get_close_matches(column, words, n=1, cutoff=0.8)) >= 3
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, product
+from operator import mul
 from typing import Any, Callable, Iterator, NamedTuple
 
 import networkx as nx
@@ -444,6 +445,8 @@ class _Packing:
             size = len(self.states) if name == "state" else caps[name] + added[name] + 1 if name in COUNTERS else 2
             self.radix.append((name, stride, size))
             stride *= size
+        assert self.radix[0][:2] == ("state", 1)  # `pack` relies on it
+        self._strides = tuple(stride for _, stride, _ in self.radix[1:])
         # (stride, size, cap) of each counter, for `expanded`; and of the shiftable ones, the middle range
         self._caps = [(st, size, caps[name]) for name, st, size in self.radix if name in COUNTERS]
         self._shifts = []
@@ -453,6 +456,10 @@ class _Packing:
                 high = caps[name] - added[name] - 2
                 if high > low:
                     self._shifts.append((st, size, low, high))
+
+    def pack(self, config: Config) -> int:
+        """`encode` without its range checks, for configurations the machine itself produced."""
+        return self._state_index[config[0]] + sum(map(mul, config[1:], self._strides))
 
     def encode(self, config: Config) -> int:
         node = 0
@@ -495,7 +502,7 @@ def explore(machine: Machine, progress: Callable[[int, int], None] | None = None
     counter values reached are towards their caps.
     """
     packing = _Packing(machine)
-    decode, fold, expanded = packing.decode, packing.fold, packing.expanded
+    decode, fold, expanded, pack = packing.decode, packing.fold, packing.expanded, packing.pack
     initial = packing.encode(machine.initial)
     events = tuple(EVENTS)
     classes: dict[int, tuple[tuple[int, str, bool, int, bool], ...]] = {}
@@ -519,12 +526,12 @@ def explore(machine: Machine, progress: Callable[[int, int], None] | None = None
             breaking = []
             for event in events:
                 for choice in machine.choices(config, event):
-                    outcome = machine.step(config, event, choice)
+                    outcome = machine.step_once(config, event, choice)
                     if outcome.status is not Status.OK:
                         continue
                     line = outcome.row.line
                     fired.add(line)
-                    found.append((packing.encode(outcome.config) - representative, event, choice, line,
+                    found.append((pack(outcome.config) - representative, event, choice, line,
                                   not outcome.broken))
                     breaking.extend((rule, line, event, choice) for rule in outcome.broken)
             steps = classes[representative] = tuple(found)
