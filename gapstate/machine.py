@@ -41,6 +41,17 @@ class Outcome(NamedTuple):
     commits: bool  # an action stamped the commit time
 
 
+def _after_sets(before: Config, event: str) -> Config:
+    """The configuration after the event's `sets`: what the guards read."""
+    sets = _EVENT_SETS[event]
+    if not sets:
+        return before
+    fields = list(before)
+    for index, value in sets:
+        fields[index] = value
+    return Config._make(fields)
+
+
 class _Guards(dict):  # type: ignore[type-arg]
     """Every guard's value at a configuration, each computed when first read.
 
@@ -127,14 +138,7 @@ class Machine:
 
     def guard_values(self, before: Config, event: str, choice: bool = False) -> tuple[Config, dict[str, bool]]:
         """The configuration the guards read (after the event's `sets`) and every guard's value there."""
-        sets = _EVENT_SETS[event]
-        if sets:
-            fields = list(before)
-            for index, value in sets:
-                fields[index] = value
-            mid = Config._make(fields)
-        else:
-            mid = before
+        mid = _after_sets(before, event)
         chosen = CHOICE_OF.get(event)
         caps = self.caps
         values = {
@@ -165,15 +169,8 @@ class Machine:
     def _step(self, before: Config, event: str, choice: bool) -> Outcome:
         if before.ended:
             return Outcome(Status.ENDED, before, None, (), (), (), False)
-        sets = _EVENT_SETS[event]
-        if sets:
-            fields = list(before)
-            for index, value in sets:
-                fields[index] = value
-            mid = Config._make(fields)
-        else:
-            mid = before
-            fields = list(mid)
+        mid = _after_sets(before, event)
+        fields = list(mid)
         caps = self.caps
         # only the guards the row and its rules read are computed (see _Guards)
         values = _Guards(mid, caps, CHOICE_OF.get(event), choice)
