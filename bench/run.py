@@ -299,6 +299,24 @@ def write_results(figures: list[Figure], started: datetime.datetime, before: tup
         handle.write("\n".join(lines) + "\n")
     os.replace(temporary, path)
     print(f"wrote {os.path.relpath(path)}")
+    _quote_in_readme(f"{started:%Y-%m-%d %H:%M} UTC", [line for line in lines if line.startswith("|")])
+
+
+def _quote_in_readme(date: str, table: list[str]) -> None:
+    """Put the same table in the README's benchmark section, so its figures are the last run's (a test checks)."""
+    path = os.path.join(ROOT, "README.md")
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    start = text.find("Last run (")
+    if start < 0:
+        return
+    end = text.index("\n\n", text.index("\n\n", start) + 2)  # the intro line, a blank, the table
+    quoted = f"Last run ({date}, quoted from bench/RESULTS.md, which also gives the machine and its load):\n\n"
+    temporary = path + ".tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text[:start] + quoted + "\n".join(table) + text[end:])
+    os.replace(temporary, path)
+    print(f"updated {os.path.relpath(path)}")
 
 
 if __name__ == "__main__":
