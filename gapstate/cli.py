@@ -120,10 +120,17 @@ def reports_errors(command: Callable[..., None]) -> Callable[..., None]:
 
 def read_spec(choice: Any) -> Any:
     """The spec at a path `resolve_spec_path` chose; GapstateError when it cannot be read."""
-    from .spec import load_spec
+    return read_spec_bytes(choice)[0]
+
+
+def read_spec_bytes(choice: Any) -> tuple[Any, bytes]:
+    """The spec and the bytes it was parsed from, read once (standard input cannot be read twice)."""
+    from .source import decode_text, label, read_bytes
+    from .spec import parse_spec
 
     try:
-        return load_spec(choice.path)
+        data = read_bytes(choice.path)
+        return parse_spec(decode_text(data, label(choice.path)), label(choice.path)), data
     except GapstateError as error:
         if choice.setting is not None and error.line is None:
             error.message += f" (the spec setting of [tool.gapstate] in {choice.setting})"
@@ -651,11 +658,12 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> None:
     """
     import hashlib
 
+    from .config import resolve_spec_path
     from .render import replay_json, to_json, trace_lines
-    from .source import read_bytes, write_folder
+    from .source import write_folder
     from .vectors import MANIFEST, build
 
-    spec = spec_for(spec_path)
+    spec, data = read_spec_bytes(resolve_spec_path(spec_path))
     suite = build(spec)
     if suite.unfired:
         # Vectors walk only steps that break no rule, as an implementation of a
@@ -667,7 +675,7 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> None:
             err=True,
         )
         sys.exit(1)
-    digest = hashlib.sha256(read_bytes(spec.path)).hexdigest()  # the bytes of the file the table came from
+    digest = hashlib.sha256(data).hexdigest()  # the very bytes the table was parsed from
     files: dict[str, str] = {}
     for vector in suite.vectors:
         files[f"{vector.name}.jsonl"] = "".join(line + "\n" for line in trace_lines(vector.trace))

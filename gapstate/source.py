@@ -49,16 +49,15 @@ def not_utf8(data: bytes, error: UnicodeDecodeError, name: str, first_line: int 
 
 def read_text(path: str | Path) -> str:
     """The whole file as text; a byte-order mark is accepted and dropped."""
-    handle = open_binary(path)
-    try:
-        data = handle.read()
-    finally:
-        if handle is not sys.stdin.buffer:
-            handle.close()
+    return decode_text(read_bytes(path), label(path))
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """A file's bytes as text (a byte-order mark dropped); GapstateError at the first byte that is not UTF-8."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise not_utf8(data, error, label(path)) from None
+        raise not_utf8(data, error, name) from None
 
 
 def write_atomically(path: str | Path, data: bytes) -> None:

@@ -172,3 +172,11 @@ def test_a_file_in_the_way_is_unusable(tmp_path):
     (tmp_path / "suite").write_text("x", encoding="utf-8")
     result = vectors_cli(str(tmp_path / "suite"), "--force")
     assert result.exit_code == 2 and "not a folder" in result.stderr
+
+
+def test_a_spec_on_standard_input_is_read_once_and_its_bytes_hashed(tmp_path):
+    out = tmp_path / "suite"
+    result = CliRunner().invoke(main, ["vectors", str(out), "--spec", "-"], input=SPEC_PATH.read_bytes())
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["spec"] == {"path": "<stdin>", "sha256": hashlib.sha256(SPEC_PATH.read_bytes()).hexdigest()}
