@@ -506,10 +506,10 @@ def explain(address: str, spec_path: str | None, fmt: str) -> None:
     """
     from .explain import explain as tell
     from .render import explain_text, to_json
-    from .witness import find_row
+    from .witness import locate
 
     ways = _ways(spec_path)
-    said = tell(ways, find_row(ways.spec.table, address, ways.spec.path))
+    said = tell(ways, *locate(ways.spec.table, address, ways.spec.path))
     click.echo(to_json(said.to_dict()) if fmt == "json" else explain_text(said))
 
 
@@ -608,7 +608,13 @@ def graph(
         raise click.UsageError("TRACE arguments go with --coverage")
     if update and (covered or all_rows or fmt != "mermaid"):
         raise click.UsageError("--update writes the plain Mermaid diagram: leave out --coverage, --all and --format dot")
-    spec = spec_for(spec_path)
+    from .config import resolve_spec_path
+
+    choice = resolve_spec_path(spec_path)
+    if update and (choice.bundled or choice.path == "-"):
+        where = "standard input" if choice.path == "-" else "the spec bundled with gapstate"
+        raise click.UsageError(f"--update rewrites a spec file in place, not {where}: name it with --spec PATH")
+    spec = read_spec(choice)
     table = spec.require_steppable()
     if update:
         _update_diagram(spec.path, mermaid(build(table)))

@@ -84,10 +84,10 @@ class Explanation:
         }
 
 
-def explain(ways: Ways, row: Row) -> Explanation:
-    """What `row` means and does, from the vocabulary and the proof's graph."""
-    found = witness(ways, row)
-    firings = ways.of(row)
+def explain(ways: Ways, row: Row, state: str | None = None) -> Explanation:
+    """What `row` means and does (in `state`, for a `*` row asked of one), from the vocabulary and the proof's graph."""
+    found = witness(ways, row, state)
+    firings = ways.of(row, state)
     machine = ways.machine
     broken: dict[str, int] = {}
     for way in firings:

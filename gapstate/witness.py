@@ -25,7 +25,7 @@ UNREACHABLE = "unreachable"
 
 
 def find_row(table: Table, address: str, source: str) -> Row:
-    """The row at a spec line (`212`) or with exactly that `STATE | EVENT | GUARDS` (guards in any order).
+    """The row at a spec line (`212`) or `STATE | EVENT | GUARDS` (guards in any order; see `locate`).
 
     Raises GapstateError, naming `source` (the spec), when the address is
     malformed or names no row.
@@ -77,8 +77,10 @@ class Ways:
         self.exploration = explore(self.machine)
         self.firings = firings(self.machine, self.exploration)
 
-    def of(self, row: Row) -> list:
-        return self.firings.get(row.line, [])
+    def of(self, row: Row, state: str | None = None) -> list:
+        """The reachable steps that fire `row` (from `state` only, when given: a `*` row asked of one state)."""
+        ways = self.firings.get(row.line, [])
+        return ways if state is None else [way for way in ways if way.config.state == state]
 
     def allowed(self, row: Row) -> bool:
         assert self.spec.table is not None
@@ -134,8 +136,7 @@ def witness(ways: Ways, row: Row, state: str | None = None) -> RowWitness:
     from .replayer import replay
     from .trace import from_dicts
 
-    firings = [way for way in ways.of(row) if state is None or way.config.state == state]
-    found = shortest_firing_trace(ways.exploration, firings)
+    found = shortest_firing_trace(ways.exploration, ways.of(row, state))
     if found is None:
         return RowWitness(row, UNREACHABLE, None, None, why_unreachable(ways, row))
     result = replay(ways.spec, from_dicts(found.trace))

@@ -75,3 +75,11 @@ def test_explain_of_an_allowed_row_says_why_it_cannot_be_reached():
     document = json.loads(run("explain", "198", "--format", "json").stdout)
     assert document["status"] == "unreachable" and document["allowed_unreachable"] is True
     assert "never holds" in document["reason"] and document["trace"] is None
+
+
+def test_a_star_row_asked_of_one_state_is_explained_in_that_state():
+    said = json.loads(run("explain", "REQUESTED | loss_silent | -", "--format", "json").stdout)
+    everywhere = json.loads(run("explain", "* | loss_silent | -", "--format", "json").stdout)
+    assert said["row"] == everywhere["row"]
+    assert 0 < said["configurations"] < everywhere["configurations"]
+    assert said["trace"][-1]["event"] == "loss_silent" and len(said["trace"]) > len(everywhere["trace"]) == 1

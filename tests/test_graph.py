@@ -126,3 +126,12 @@ def test_update_through_a_symlink_keeps_the_link_a_bom_and_crlf_line_ends(stale,
     assert run("check", "--spec", str(link)).exit_code == 0
     start = crlf.index(b"```mermaid")
     assert after[:start] == crlf[:start]
+
+
+@pytest.mark.parametrize("spec", [None, "-"])
+def test_update_refuses_the_bundled_spec_and_standard_input(spec, tmp_path, monkeypatch):
+    """Neither is a file the user edits: rewriting site-packages or reading stdin twice helps nobody."""
+    monkeypatch.chdir(tmp_path)  # no pyproject.toml: without --spec the bundled spec is meant
+    args = ["graph", "--update"] + (["--spec", spec] if spec else [])
+    result = CliRunner().invoke(main, args, input=SPEC_TEXT)
+    assert result.exit_code == 2 and "--update rewrites a spec file in place" in result.output
