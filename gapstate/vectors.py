@@ -202,7 +202,9 @@ def load(folder: str | Path) -> list[tuple[str, list[dict[str, Any]]]]:
         except json.JSONDecodeError as error:
             raise GapstateError(f"not valid JSON: {error.msg}", str(manifest), error.lineno, error.colno) from None
         except (KeyError, TypeError):
-            raise GapstateError("expected {\"traces\": [{\"trace\": FILE, ...}, ...]}", str(manifest), 1, 1) from None
+            names = None
+        if names is None or not all(isinstance(name, str) and name for name in names):
+            raise GapstateError("expected {\"traces\": [{\"trace\": FILE, ...}, ...]}", str(manifest), 1, 1)
     else:
         names = sorted(path.name for path in base.glob("*.jsonl"))
     if not names:

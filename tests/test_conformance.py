@@ -227,6 +227,15 @@ def test_the_command_runs_a_vectors_folder(tmp_path):
     assert json.loads(result.stdout)["vectors"] == 1 and result.exit_code == 0
 
 
+@pytest.mark.parametrize("manifest", ['{"traces": [{"trace": 5}]}', '{"traces": [{"trace": null}]}', '{"traces": 3}', "[]"])
+def test_a_manifest_of_the_wrong_shape_is_unusable_input_naming_it(tmp_path, manifest):
+    (tmp_path / "v").mkdir()
+    (tmp_path / "v" / "manifest.json").write_text(manifest, encoding="utf-8")
+    result = conform_cli("--vectors", str(tmp_path / "v"), "--examples", "0", *ROOM_LOOP_COMMAND)
+    assert result.exit_code == 2, result.output
+    assert f"{tmp_path / 'v' / 'manifest.json'}:1:1: " in result.stderr and 'expected {"traces"' in result.stderr
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
