@@ -685,12 +685,6 @@ class Witness(NamedTuple):
     detour: bool
 
 
-def distances_from_initial(exploration: Exploration, clean: bool = True) -> dict[Config, int]:
-    """How many steps each configuration is from the initial one (along clean steps if asked)."""
-    graph = exploration.clean_graph() if clean else exploration.graph
-    return nx.single_source_shortest_path_length(graph, exploration.initial)
-
-
 def shortest_firing_trace(exploration: Exploration, ways: list[Firing]) -> Witness | None:
     """The shortest trace from the initial configuration whose last event fires one of `ways`.
 
@@ -702,29 +696,13 @@ def shortest_firing_trace(exploration: Exploration, ways: list[Firing]) -> Witne
     if not ways:
         return None
     for clean in (True, False):
-        distance = distances_from_initial(exploration, clean)
+        distance = exploration.distances(clean)
         reached = [w for w in ways if w.config in distance]
         if reached:
             best = min(reached, key=lambda w: (distance[w.config], not w.clean))
             trace = exploration.trace_to(best.config, (best.event, best.choice), clean=clean)
             return Witness(best, trace, not clean)
     return None  # pragma: no cover - every configuration of the graph is reachable
-
-
-def distances_to_firing(exploration: Exploration, ways: list[Firing]) -> dict[Config, int]:
-    """For every configuration that can still fire the row, the fewest events that fire it.
-
-    Counts the firing event itself (1 from a configuration that fires the row
-    directly) and walks only steps that break no rule; configurations
-    missing from the result cannot fire the row that way. Guided fuzzing
-    reads this as a distance to minimise.
-    """
-    sources = {w.config for w in ways if w.clean}
-    if not sources:
-        return {}
-    backwards = exploration.clean_graph().reverse(copy=False)
-    lengths = nx.multi_source_dijkstra_path_length(backwards, sources)
-    return {config: steps + 1 for config, steps in lengths.items()}
 
 
 # Walking towards rows ----------------------------------------------------------
@@ -804,4 +782,4 @@ def roadmap(machine: Machine) -> Roadmap:
     for target, ways in hits.items():
         before = distances_to(exploration.graph, {way.config for way in ways})
         distance[target] = {config: n + 1 for config, n in before.items()}
-    return Roadmap(exploration, tuple(sorted(fired)), tuple(sorted(gaps)), hits, distance, distances_from_initial(exploration))
+    return Roadmap(exploration, tuple(sorted(fired)), tuple(sorted(gaps)), hits, distance, exploration.distances(clean=True))
