@@ -399,7 +399,7 @@ def fuzz(
     be used. Failing traces are kept in .hypothesis/ and replayed first next time.
     """
     import random
-    from pathlib import Path  # here, not at the top: classify and replay start without it
+    from pathlib import Path  # here, not at the top: classify starts without it
 
     from .fuzzer import campaign
     from .render import fuzz_text, to_json, trace_lines

@@ -281,8 +281,8 @@ def replay(
     CLI spools them, so a long trace is never held in memory), or both.
     After an error the remaining events are still read, so that a malformed
     line anywhere in the trace is reported (as GapstateError) rather than
-    silently skipped. An error's `line` is the events' `line` when they have
-    one (a trace file), else the position + 1.
+    silently skipped. An error's `line` is `events.line_of(index)`: the trace
+    file's line, or the event's 1-based number for events given as dicts.
     """
     session = Session(machine_for(spec))
     steps: list[Step] | None = [] if keep_steps else None

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from .errors import GapstateError
 
-if TYPE_CHECKING:  # pathlib costs a few ms at startup, and only annotations name it
+if TYPE_CHECKING:  # pathlib costs a few ms at startup, which classify (no spec) avoids
     from pathlib import Path
 
 STDIN = "-"
@@ -114,7 +114,7 @@ def write_folder(outdir: str | Path, files: dict[str, str], force: bool) -> None
     import os
     import shutil
     import tempfile
-    from pathlib import Path  # here: every command but `vectors` starts without pathlib
+    from pathlib import Path  # here, not at the top: classify starts without pathlib
 
     name = str(outdir)
     target = Path(outdir)
@@ -161,7 +161,7 @@ def read_revision(revision: str, path: str | Path) -> tuple[str, str]:
     revision lacks is a GapstateError.
     """
     import subprocess
-    from pathlib import Path  # here: every command but `diff --git` starts without pathlib
+    from pathlib import Path  # here, not at the top: classify starts without pathlib
 
     target = Path(path).resolve()
     name = f"{revision}:{path}"

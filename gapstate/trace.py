@@ -465,5 +465,5 @@ def read_trace(path: str | Path) -> Events:
 
 
 def from_dicts(events: Iterable[Any], source: str = "<events>") -> Events:
-    """The same checks for events given as dicts (the Python API); `line` is the event's 1-based number."""
+    """The same checks for events given as dicts (the Python API); `line_of(i)` is the event's 1-based number."""
     return Events(source, _dict_batches(events), dicts=True)
