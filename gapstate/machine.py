@@ -139,13 +139,8 @@ class Machine:
     def guard_values(self, before: Config, event: str, choice: bool = False) -> tuple[Config, dict[str, bool]]:
         """The configuration the guards read (after the event's `sets`) and every guard's value there."""
         mid = _after_sets(before, event)
-        chosen = CHOICE_OF.get(event)
-        caps = self.caps
-        values = {
-            name: (choice if name == chosen else False) if guard.derive is None else guard.derive(mid, caps)
-            for name, guard in GUARDS.items()
-        }
-        return mid, values
+        values = _Guards(mid, self.caps, CHOICE_OF.get(event), choice)
+        return mid, {name: values[name] for name in GUARDS}
 
     def node(self, config: Config) -> Node:
         """The configuration's `Node`, where replay memoises the steps taken from it."""

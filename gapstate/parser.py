@@ -169,7 +169,7 @@ def _misplaced_header(lines: list[str]) -> tuple[int, int] | None:
     """(block start, header line) of a fenced block that holds the header below its first line."""
     for start, content, _, _ in _fenced(lines):
         for offset, text in enumerate(content):
-            if text.strip().replace(" ", "") == HEADER.replace(" ", ""):
+            if _is_header(text):
                 return start - 1, start + offset
     return None
 
