@@ -94,7 +94,7 @@ def build(spec: Spec) -> Suite:
     """The suite for a steppable spec (machine_for raises GapstateError otherwise)."""
     machine = machine_for(spec)
     exploration = explore(machine)
-    table = spec.require_steppable()
+    table = machine.table
     ending = {row.line for row in table.rows if row.event == "session_end"}
     invalid = {row.line for row in table.rows if row.invalid}
     reachable = tuple(sorted(exploration.fired))
