@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -446,9 +447,18 @@ def test_ctrl_c_exits_130_quietly(tmp_path, command):
         [sys.executable, "-m", "gapstate", *COMMANDS[command](str(fifo))],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
-    with open(fifo, "w"):  # returns once the command has opened its input and waits on it
-        child.send_signal(signal.SIGINT)
-        out, err = child.communicate()
+    writer = None
+    for _ in range(3000):  # the command opens its input and waits on it; a child that died never does
+        try:
+            writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError:  # ENXIO: no reader yet
+            assert child.poll() is None, child.communicate()
+            time.sleep(0.01)
+    assert writer is not None, "the command never opened its input"
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=30)
+    os.close(writer)
     assert child.returncode == 130
     assert (out, err) == (b"", b"")
 

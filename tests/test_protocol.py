@@ -41,20 +41,22 @@ def test_a_bug_switched_on_in_the_environment_is_found_over_the_protocol(monkeyp
 
 
 @pytest.mark.parametrize(
-    "command, message",
+    "command, message, timeout",
     [
-        (["/nonexistent/adapter"], "cannot start"),
-        (script("import sys\nfor line in sys.stdin:\n    print('hello', flush=True)\n"), "is not JSON"),
-        (script("import sys\nfor line in sys.stdin:\n    print('[1, 2]', flush=True)\n"), "must be a JSON object"),
-        (script("import sys\nsys.stderr.write('adapter broke: no config\\n')\nsys.exit(3)\n"), "adapter broke: no config"),
-        (script("import time\ntime.sleep(60)\n"), "no answer to {\"reset\": true} within 0.5 s"),
-        (script("import sys\nsys.stdin.readline()\nprint('{}', flush=True)\nimport time\ntime.sleep(60)\n"), "no answer to {\"event\""),
+        (["/nonexistent/adapter"], "cannot start", 10),
+        (script("import sys\nfor line in sys.stdin:\n    print('hello', flush=True)\n"), "is not JSON", 10),
+        (script("import sys\nfor line in sys.stdin:\n    print('[1, 2]', flush=True)\n"), "must be a JSON object", 10),
+        (script("import sys\nsys.stderr.write('adapter broke: no config\\n')\nsys.exit(3)\n"), "adapter broke: no config", 10),
+        (script("import time\ntime.sleep(60)\n"), "no answer to {\"reset\": true} within 0.5 s", 0.5),
+        (script("import sys\nsys.stdin.readline()\nprint('{}', flush=True)\nimport time\ntime.sleep(60)\n"), "no answer to {\"event\"", 0.5),
     ],
     ids=["cannot-start", "not-json", "not-an-object", "exits-early", "silent", "stops-answering"],
 )
-def test_an_untestable_implementation_says_why_and_is_ended(command, message):
+def test_an_untestable_implementation_says_why_and_is_ended(command, message, timeout):
+    # A generous deadline where the answer comes (the child's start-up counts
+    # against it on a loaded machine); a short one only where none ever does.
     with pytest.raises(Untestable) as caught:
-        with Child(command, timeout=0.5) as child:
+        with Child(command, timeout=timeout) as child:
             conform(gapstate.load_spec(), child, examples=1)
     assert message in str(caught.value)
     if command[0] != "/nonexistent/adapter":
@@ -74,7 +76,7 @@ def test_a_failure_is_sticky_and_costs_no_more_waiting():
     child = Child(script("import time\ntime.sleep(60)\n"), timeout=0.3)
     with pytest.raises(Untestable):
         child.reset()
-    with pytest.raises(Untestable, match="within 0.3 s"):
+    with pytest.raises(Untestable, match=r'no answer to \{"reset": true\}'):  # the first failure, not a new wait
         child.step({"event": "loss_silent", "t": 0})
     child.close()
 
