@@ -208,7 +208,7 @@ def test_workers_report_the_union_of_what_each_seed_fired_alone():
     assert together["examples"] == alone[0]["examples"] + alone[1]["examples"]
 
 
-def test_duration_runs_until_the_time_is_up():
+def test_duration_runs_traces_and_reports_how_many():
     result = fuzz("--seed", "1", "--duration", "1", "--format", "json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["examples"] > 0
