@@ -74,9 +74,14 @@ def write_trace(tmp_path: Path, *lines: str) -> Path:
     return path
 
 
+def run(*args: str) -> Result:
+    """`gapstate ARGS`, in process."""
+    return CliRunner().invoke(main, list(args))
+
+
 def replay(path: Path | str, *args: str) -> Result:
     """`gapstate replay PATH ARGS`, in process."""
-    return CliRunner().invoke(main, ["replay", str(path), *args])
+    return run("replay", str(path), *args)
 
 
 ROOM_LOOP = ROOT / "examples" / "room_loop.py"

@@ -15,14 +15,10 @@ from click.testing import CliRunner
 import gapstate
 from gapstate.cli import main
 
-from .support import ROOT, SPEC_TEXT, line_of, replay, table, variant, write_trace
+from .support import ROOT, SPEC_TEXT, line_of, replay, run, variant, write_trace
 from .test_classify import control, report, silent, stall, turn, verdicts  # the report builders
 
 EXAMPLE = ROOT / "spec" / "classify-example.json"
-
-
-def run(*args: str):
-    return CliRunner().invoke(main, list(args))
 
 
 @pytest.fixture

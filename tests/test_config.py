@@ -5,13 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from gapstate.cli import main
 from gapstate.config import BUNDLED, GIVEN, PROJECT, resolve_spec_path
 from gapstate.spec import bundled_path
 
-from .support import SPEC_TEXT, variant
+from .support import SPEC_TEXT, run, variant
 
 BROKEN = variant("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
 
@@ -25,10 +23,6 @@ def project(tmp_path, monkeypatch):
     (tmp_path / "src" / "deep").mkdir(parents=True)
     monkeypatch.chdir(tmp_path / "src" / "deep")
     return tmp_path
-
-
-def run(*args: str):
-    return CliRunner().invoke(main, list(args))
 
 
 def test_without_a_path_check_reads_the_spec_setting_of_the_nearest_pyproject(project):

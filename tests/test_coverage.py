@@ -6,17 +6,15 @@ import json
 from collections import Counter
 
 import pytest
-from click.testing import CliRunner
 
 import gapstate
-from gapstate.cli import main
 from gapstate.coverage import coverage, trace_files
 from gapstate.errors import GapstateError
 from gapstate.replayer import replay
 from gapstate.trace import read_trace
 from gapstate.witness import Ways, witness
 
-from .support import SPEC_TEXT, line_of
+from .support import SPEC_TEXT, line_of, run
 
 SPEC = gapstate.load_spec(SPEC_TEXT)
 
@@ -91,10 +89,6 @@ def test_the_first_malformed_trace_is_unusable_input_naming_it_and_its_line(fold
         coverage(SPEC, SPEC_TEXT, paths[:7] + [str(bad)] + paths[7:] + [str(worse)], jobs)
     assert (error.value.file, error.value.line) == (str(bad), 2)
     assert "needs an 'id'" in error.value.message
-
-
-def run(*args: str):
-    return CliRunner().invoke(main, list(args))
 
 
 # from the command line --------------------------------------------------------------

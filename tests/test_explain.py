@@ -5,14 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
 import gapstate
-from gapstate.cli import main
 from gapstate.explain import explain
 from gapstate.witness import FIRES, INVALID, UNREACHABLE, Ways, find_row, witness
 
-from .support import SPEC_TEXT
+from .support import SPEC_TEXT, run
 
 SPEC = gapstate.load_spec(SPEC_TEXT)
 TABLE = SPEC.table
@@ -22,10 +20,6 @@ ALLOWED = {row.line for row in TABLE.rows if any(a.names(row) for a in TABLE.all
 @pytest.fixture(scope="module")
 def ways():
     return Ways(SPEC)
-
-
-def run(*args: str):
-    return CliRunner().invoke(main, list(args))
 
 
 def test_explain_counts_configurations_and_checks_the_rules_of_a_send(ways):

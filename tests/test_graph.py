@@ -11,13 +11,9 @@ import gapstate
 from gapstate.cli import main
 from gapstate.diagram import MARKER, build, mermaid
 
-from .support import SPEC_PATH, SPEC_TEXT, line_of, without_diagram
+from .support import SPEC_PATH, SPEC_TEXT, line_of, run, without_diagram
 
 TABLE = gapstate.load_spec(SPEC_TEXT).table
-
-
-def run(*args: str):
-    return CliRunner().invoke(main, list(args))
 
 
 # The spec's own diagram ---------------------------------------------------------

@@ -5,17 +5,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
 import gapstate
-from gapstate.cli import main
 from gapstate.errors import GapstateError
 from gapstate.proof import distances_to, shortest_firing_trace
 from gapstate.replayer import replay
 from gapstate.trace import from_dicts
 from gapstate.witness import FIRES, INVALID, UNREACHABLE, Ways, find_row, locate, witness
 
-from .support import SPEC_TEXT, line_of, variant
+from .support import SPEC_TEXT, line_of, run, variant
 
 SPEC = gapstate.load_spec(SPEC_TEXT)
 TABLE = SPEC.table
@@ -111,10 +109,6 @@ def test_a_witness_on_a_defective_table_walks_only_steps_that_break_no_rule():
     assert result.ok and result.steps[-1].row == row.line
     assert [event["event"] for event in found.trace] == ["loss_voiced", "floor_released", "send_ok"]
     assert found.detour is False
-
-
-def run(*args: str):
-    return CliRunner().invoke(main, list(args))
 
 
 # from the command line --------------------------------------------------------------
