@@ -770,6 +770,7 @@ def _exit_on_sigterm() -> None:
     import signal
 
     def stop(signum: int, frame: Any) -> None:
+        signal.signal(signum, signal.SIG_IGN)  # a second one must not cut the cleanup short
         sys.exit(128 + signum)
 
     signal.signal(signal.SIGTERM, stop)

@@ -140,8 +140,14 @@ def test_sigterm_to_conform_ends_the_implementation_too(tmp_path):
             break
         time.sleep(0.02)
     grandchild = int(pidfile.read_text())
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=20) == 128 + signal.SIGTERM
+    for _ in range(5):  # again if the first lands before gapstate blocks waiting; later ones must not hurt
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=0.5)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    assert process.wait(timeout=5) == 128 + signal.SIGTERM
     for _ in range(200):
         if not _alive(grandchild):
             break
