@@ -27,9 +27,9 @@ import time
 from pathlib import Path
 
 import gapstate
-from gapstate.conformance import conform
-from gapstate.protocol import Child
-from gapstate.vectors import build
+from gapstate.testing.conformance import conform
+from gapstate.testing.protocol import Child
+from gapstate.testing.vectors import build
 
 EXAMPLES = int(sys.argv[1]) if len(sys.argv) > 1 else 500
 ROUND_TRIPS = int(sys.argv[2]) if len(sys.argv) > 2 else 20_000

@@ -13,9 +13,9 @@ import json
 import sys
 from types import SimpleNamespace
 
-from gapstate.machine import Status
-from gapstate.replayer import Session, machine_for
-from gapstate.spec import load_spec
+from gapstate.run.machine import Status
+from gapstate.run.replayer import Session, machine_for
+from gapstate.spec.load import load_spec
 
 
 def main() -> None:

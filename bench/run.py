@@ -43,10 +43,10 @@ start_launcher()  # before the runner grows: its children's peak memory must be 
 sys.path.insert(0, ROOT)
 
 import gapstate  # noqa: E402
-from gapstate.machine import Status  # noqa: E402
-from gapstate.replayer import Session, machine_for, replay  # noqa: E402
-from gapstate.spec import load_spec  # noqa: E402
-from gapstate.trace import read_trace  # noqa: E402
+from gapstate.run.machine import Status  # noqa: E402
+from gapstate.run.replayer import Session, machine_for, replay  # noqa: E402
+from gapstate.spec.load import load_spec  # noqa: E402
+from gapstate.run.trace import read_trace  # noqa: E402
 
 IMPORTS = "import lark, networkx, click"
 JSON_LOOP = "import json, sys\nfor line in open(sys.argv[1]):\n    json.loads(line)\n"

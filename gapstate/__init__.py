@@ -11,16 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .errors import GapstateError
+from gapstate.errors import GapstateError
 
 if TYPE_CHECKING:  # the real types, without importing the modules (or pathlib) at run time
     from pathlib import Path
 
-    from .classifier import ClassifyResult
-    from .conformance import ConformResult, Implementation
-    from .proof import CheckResult
-    from .replayer import ReplayResult
-    from .spec import Spec
+    from gapstate.attribution.classifier import ClassifyResult
+    from gapstate.testing.conformance import ConformResult, Implementation
+    from gapstate.proof.check import CheckResult
+    from gapstate.run.replayer import ReplayResult
+    from gapstate.spec.load import Spec
 
     SpecArgument = Spec | str | Path | None
 
@@ -34,15 +34,15 @@ def load_spec(path_or_text: str | Path | None = None) -> Spec:
     Syntax and vocabulary problems become findings of the returned spec;
     only a file that cannot be read raises GapstateError.
     """
-    from .spec import load_spec as load
+    from gapstate.spec.load import load_spec as load
 
     return load(path_or_text)
 
 
 def check(spec: SpecArgument = None) -> CheckResult:
     """Prove a spec (a loaded spec, a path, text or None): returns a CheckResult."""
-    from .proof import check as prove
-    from .spec import resolve
+    from gapstate.proof.check import check as prove
+    from gapstate.spec.load import resolve
 
     return prove(resolve(spec))
 
@@ -52,9 +52,9 @@ def replay(spec: SpecArgument, events: Iterable[dict[str, Any]]) -> ReplayResult
 
     A malformed event, or a table that cannot be stepped, raises GapstateError.
     """
-    from .replayer import replay as run
-    from .spec import resolve
-    from .trace import from_dicts
+    from gapstate.run.replayer import replay as run
+    from gapstate.spec.load import resolve
+    from gapstate.run.trace import from_dicts
 
     if isinstance(events, (str, bytes, dict)) or not hasattr(events, "__iter__"):
         raise GapstateError(f"replay takes an iterable of event dicts, not {type(events).__name__}")
@@ -66,7 +66,7 @@ def classify(report: dict[str, Any]) -> ClassifyResult:
 
     A malformed report raises GapstateError listing every problem with its JSON path.
     """
-    from .classifier import classify as judge
+    from gapstate.attribution.classifier import classify as judge
 
     return judge(report)
 
@@ -92,8 +92,8 @@ def conform(
     `gapstate conform`), `result.report()` (its text). An answer outside
     the protocol raises GapstateError; an exception in `step` propagates.
     """
-    from .conformance import conform as run
-    from .spec import resolve
-    from .vectors import load
+    from gapstate.testing.conformance import conform as run
+    from gapstate.spec.load import resolve
+    from gapstate.testing.vectors import load
 
     return run(resolve(spec), implementation, load(vectors) if vectors is not None else None, examples, seed)

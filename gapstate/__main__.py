@@ -1,3 +1,3 @@
-from .cli import entry
+from gapstate.cli import entry
 
 entry()

@@ -17,7 +17,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, ClassVar
 
-from .semantics import COUNTERS
+from gapstate.spec.vocabulary import COUNTERS
 
 Valuation = tuple[tuple[str, bool], ...]
 

@@ -26,12 +26,12 @@ from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from .guide import Guide, guide_for
-from .machine import Status
-from .replayer import Session, machine_for
-from .semantics import EVENTS
-from .spec import Spec, resolve
-from .trace import Event
+from gapstate.testing.guide import Guide, guide_for
+from gapstate.run.machine import Status
+from gapstate.run.replayer import Session, machine_for
+from gapstate.spec.vocabulary import EVENTS
+from gapstate.spec.load import Spec, resolve
+from gapstate.run.trace import Event
 
 __all__ = ["any_traces", "events", "traces"]
 

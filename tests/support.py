@@ -9,8 +9,8 @@ from click.testing import CliRunner, Result
 
 import gapstate
 from gapstate.cli import main
-from gapstate.diagram import marked_blocks
-from gapstate.spec import parse_spec
+from gapstate.seeing.diagram import marked_blocks
+from gapstate.spec.load import parse_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC_PATH = ROOT / "spec" / "gap-state.md"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 import gapstate
-from gapstate.proof import concretize
-from gapstate.semantics import EVENTS, RULES
-from gapstate.spec import parse_spec
+from gapstate.proof.explore import concretize
+from gapstate.spec.vocabulary import EVENTS, RULES
+from gapstate.spec.load import parse_spec
 
 from .support import SPEC_TEXT, assert_findings, check_text, labels, line_of, table, variant, without_diagram
 
@@ -552,7 +552,7 @@ def _members(cube, width):
 def test_the_rows_suggested_cover_exactly_the_uncovered_valuations_without_overlapping():
     from itertools import product
 
-    from gapstate.proof import minimal_cover
+    from gapstate.proof.totality import minimal_cover
 
     for bits in range(1, 256):  # every non-empty set of valuations of three guards
         valuations = [v for i, v in enumerate(product((False, True), repeat=3)) if bits >> i & 1]
@@ -568,7 +568,7 @@ def test_the_rows_suggested_cover_exactly_the_uncovered_valuations_without_overl
     ([(False, b, c) for b in (False, True) for c in (False, True) if not (b and c)], 2),
 ])
 def test_minimal_cover_finds_the_fewest_rows(valuations, fewest):
-    from gapstate.proof import minimal_cover
+    from gapstate.proof.totality import minimal_cover
 
     assert len(minimal_cover(valuations)) == fewest
 
@@ -594,8 +594,8 @@ def test_a_copy_with_another_outcome_is_still_one_finding_against_the_first():
 
 
 def _exploration():
-    from gapstate.proof import explore
-    from gapstate.replayer import machine_for
+    from gapstate.proof.explore import explore
+    from gapstate.run.replayer import machine_for
 
     return explore(machine_for(gapstate.load_spec()))
 

@@ -1,4 +1,4 @@
-"""gapstate/classifier.py: the five attribution conditions, the verdicts and validation (the command is in test_cli.py)."""
+"""gapstate/attribution/classifier.py: the five attribution conditions, the verdicts and validation (the command is in test_cli.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any, Callable
 import pytest
 
 import gapstate
-from gapstate.classifier import CONDITIONS, classify, conditions, format_path, locate, position, validate
+from gapstate.attribution.classifier import CONDITIONS, classify, conditions, format_path, locate, position, validate
 from gapstate.errors import GapstateError
 
 ROOT = Path(__file__).resolve().parent.parent

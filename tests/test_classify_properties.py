@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gapstate.classifier import CONDITIONS, INTERVAL_KINDS, STATUSES, classify, format_path, locate, position
+from gapstate.attribution.classifier import CONDITIONS, INTERVAL_KINDS, STATUSES, classify, format_path, locate, position
 from gapstate.errors import GapstateError
 
 # Strategies ------------------------------------------------------------------

@@ -226,7 +226,7 @@ def test_a_line_that_is_not_utf8_says_so_with_its_column(tmp_path):
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_streamed_output_is_what_the_result_renders(tmp_path, fmt):
-    from gapstate.render import replay_json, replay_step_line, replay_tail
+    from gapstate.cli.render import replay_json, replay_step_line, replay_tail
 
     lines = [GOOD, '{"event": "floor_released", "t": 300}', '{"event": "send_ok", "t": 400}', '{"event": "send_ok", "t": 500}']
     path = write_trace(tmp_path, *lines)
@@ -358,7 +358,7 @@ def test_classify_never_loads_lark_or_networkx():
         f"    main(['classify', {str(EXAMPLE)!r}, '--format', 'json'])\n"
         "except SystemExit as exit:\n"
         "    assert exit.code == 0, exit.code\n"
-        "import gapstate.classifier\n"
+        "import gapstate.attribution.classifier\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('lark', 'networkx', 'jsonschema', 'pydantic'))\n"
         "print('HEAVY', heavy, file=sys.stderr)\n"
     )
@@ -568,7 +568,7 @@ def test_whole_processes_keep_their_exit_codes_and_flush_their_output(tmp_path):
 
 
 def test_the_exploring_bar_shows_only_once_the_work_passed_its_delay(capsys):
-    from gapstate.cli import LateBar
+    from gapstate.cli.base import LateBar
 
     quick = LateBar("exploring", delay=3600)
     quick(5, 10)

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from gapstate.config import BUNDLED, GIVEN, PROJECT, resolve_spec_path
-from gapstate.spec import bundled_path
+from gapstate.cli.config import BUNDLED, GIVEN, PROJECT, resolve_spec_path
+from gapstate.spec.load import bundled_path
 
 from .support import SPEC_TEXT, run, variant
 

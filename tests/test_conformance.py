@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 import gapstate
 from gapstate.cli import main
-from gapstate import vectors
-from gapstate.conformance import differences, protocol_problem, wire
+from gapstate.testing import vectors
+from gapstate.testing.conformance import differences, protocol_problem, wire
 
 from .support import ROOM_LOOP, ROOT, room_loop_module
 

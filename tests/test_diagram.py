@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 import gapstate
-from gapstate.diagram import ALLOWED, INVALID, MARKER, STAY_ROW, UnclosedBlock, build, dot, mermaid, stale_blocks, update
+from gapstate.seeing.diagram import ALLOWED, INVALID, MARKER, STAY_ROW, UnclosedBlock, build, dot, mermaid, stale_blocks, update
 
 from .support import SPEC_TEXT
 

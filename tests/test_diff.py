@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from gapstate.cli import main
-from gapstate.diff import diff
-from gapstate.spec import parse_spec
+from gapstate.review.diff import diff
+from gapstate.spec.load import parse_spec
 
 from .support import git, SPEC_TEXT, line_of, variant
 

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from gapstate.cli import main
-from gapstate.diff import KINDS
+from gapstate.review.diff import KINDS
 
 from .support import ROOT, SPEC_TEXT
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 import gapstate
-from gapstate.explain import explain
-from gapstate.witness import FIRES, INVALID, UNREACHABLE, Ways, find_row, witness
+from gapstate.seeing.explain import explain
+from gapstate.seeing.witness import FIRES, INVALID, UNREACHABLE, Ways, find_row, witness
 
 from .support import SPEC_TEXT, run
 

@@ -7,9 +7,9 @@ from collections import deque
 import pytest
 
 import gapstate
-from gapstate.machine import Machine, Status
-from gapstate.proof import explore
-from gapstate.spec import parse_spec
+from gapstate.run.machine import Machine, Status
+from gapstate.proof.explore import explore
+from gapstate.spec.load import parse_spec
 
 from .support import variant
 
@@ -26,7 +26,7 @@ def plain(machine: Machine) -> dict:
         out = steps[config] = set()
         if not machine.within_caps(config):
             continue
-        for event in gapstate.semantics.EVENTS:
+        for event in gapstate.spec.vocabulary.EVENTS:
             for choice in machine.choices(config, event):
                 outcome = machine.step(config, event, choice)
                 if outcome.status is not Status.OK:

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from gapstate.github import command, escape_data, escape_property
+from gapstate.review.github import command, escape_data, escape_property
 
 from .support import ROOT
 
@@ -195,7 +195,7 @@ def test_a_finding_kind_outside_the_catalogue_still_gets_its_rule():
     from types import SimpleNamespace
 
     from gapstate.findings import CATALOGUE, Finding
-    from gapstate.sarif import check_sarif
+    from gapstate.review.sarif import check_sarif
 
     class Novel(Finding):
         """A kind the catalogue does not list yet."""

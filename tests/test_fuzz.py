@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 import gapstate
 from gapstate.cli import main
-from gapstate.fuzzer import fuzz as run_fuzz
+from gapstate.testing.fuzzer import fuzz as run_fuzz
 
 from .defects import DEFECTS
 from .support import ROOT, line_of, table, variant
@@ -102,6 +102,7 @@ def test_long_traces_still_end_at_the_event_that_failed(tmp_path):
 # The coverage gate -----------------------------------------------------------------
 
 
+@pytest.mark.slow  # a whole default-size fuzz campaign per seed
 @pytest.mark.parametrize("seed", ["1", "2"])
 def test_the_coverage_gate_passes_at_the_default_settings(seed):
     """bench/fuzz_depth.py gate runs ten seeds; two here keep the suite short."""

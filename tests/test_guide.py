@@ -1,14 +1,14 @@
-"""gapstate.guide and the proof's Roadmap: how far every row is, and which event heads for it."""
+"""gapstate.testing.guide and the proof's Roadmap: how far every row is, and which event heads for it."""
 
 from __future__ import annotations
 
 from collections import deque
 
 import gapstate
-from gapstate.guide import guide_for
-from gapstate.machine import Status
-from gapstate.replayer import machine_for
-from gapstate.semantics import EVENTS
+from gapstate.testing.guide import guide_for
+from gapstate.run.machine import Status
+from gapstate.run.replayer import machine_for
+from gapstate.spec.vocabulary import EVENTS
 
 from .support import SPEC_TEXT, line_of, variant
 

@@ -1,11 +1,11 @@
-"""gapstate/machine.py: Machine.step, the pure step, tested directly (no history, no I/O)."""
+"""gapstate/run/machine.py: Machine.step, the pure step, tested directly (no history, no I/O)."""
 
 from __future__ import annotations
 
 import gapstate
-from gapstate.machine import Machine, Status, compiled
-from gapstate.semantics import Config
-from gapstate.spec import parse_spec
+from gapstate.run.machine import Machine, Status, compiled
+from gapstate.spec.vocabulary import Config
+from gapstate.spec.load import parse_spec
 
 from .support import SPEC_TEXT, line_of, variant
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gapstate.parser import KNOWN_MISTAKES, parse_text
+from gapstate.spec.parser import KNOWN_MISTAKES, parse_text
 
 from .support import SPEC_TEXT, table
 

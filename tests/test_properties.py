@@ -8,12 +8,12 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 import gapstate
 from gapstate.findings import KINDS
-from gapstate.machine import Status
-from gapstate.proof import explore
-from gapstate.replayer import Session, machine_for
-from gapstate.spec import parse_spec
+from gapstate.run.machine import Status
+from gapstate.proof.explore import explore
+from gapstate.run.replayer import Session, machine_for
+from gapstate.spec.load import parse_spec
 from gapstate.strategies import any_traces, traces
-from gapstate.trace import Event
+from gapstate.run.trace import Event
 
 from .support import SPEC_TEXT
 

@@ -9,8 +9,8 @@ import time
 import pytest
 
 import gapstate
-from gapstate.conformance import Untestable, conform
-from gapstate.protocol import Child
+from gapstate.testing.conformance import Untestable, conform
+from gapstate.testing.protocol import Child
 
 from .support import ROOM_LOOP
 

@@ -8,8 +8,8 @@ from hypothesis.errors import InvalidArgument
 
 import gapstate
 import gapstate.strategies as strategies
-from gapstate.guide import guide_for
-from gapstate.replayer import machine_for
+from gapstate.testing.guide import guide_for
+from gapstate.run.replayer import machine_for
 from gapstate.strategies import any_traces, events, traces
 
 from .support import SPEC_TEXT, line_of, variant

@@ -7,7 +7,7 @@ import json
 import pytest
 
 import gapstate
-from gapstate.trace import read_trace
+from gapstate.run.trace import read_trace
 
 from .support import replay, write_trace
 
@@ -150,7 +150,7 @@ def test_every_malformed_line_is_reported_not_just_the_first(tmp_path):
 
 
 def test_past_the_limit_malformed_lines_are_counted(tmp_path):
-    from gapstate.trace import MAX_PROBLEMS
+    from gapstate.run.trace import MAX_PROBLEMS
 
     path = write_trace(tmp_path, *(["[1]"] * (MAX_PROBLEMS + 5)))
     error = json.loads(replay(path, "--format", "json").stdout)["error"]
@@ -235,10 +235,10 @@ def test_the_api_gives_no_file_hint_for_an_event_that_is_not_an_object():
 @pytest.fixture
 def small_batches(monkeypatch):
     """Batches of a few lines, so that a short trace crosses many of them."""
-    import gapstate.trace
+    import gapstate.run.trace
 
-    monkeypatch.setattr(gapstate.trace, "_CHUNK", 64)
-    monkeypatch.setattr(gapstate.trace, "_BATCH", 3)
+    monkeypatch.setattr(gapstate.run.trace, "_CHUNK", 64)
+    monkeypatch.setattr(gapstate.run.trace, "_BATCH", 3)
 
 
 @pytest.mark.parametrize("blank", [False, True])

@@ -9,9 +9,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 import gapstate
-from gapstate import vectors
+from gapstate.testing import vectors
 from gapstate.cli import main
-from gapstate.spec import parse_spec
+from gapstate.spec.load import parse_spec
 
 from .support import SPEC_PATH, SPEC_TEXT, variant
 

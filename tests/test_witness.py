@@ -8,10 +8,10 @@ import pytest
 
 import gapstate
 from gapstate.errors import GapstateError
-from gapstate.proof import distances_to, shortest_firing_trace
-from gapstate.replayer import replay
-from gapstate.trace import from_dicts
-from gapstate.witness import FIRES, INVALID, UNREACHABLE, Ways, find_row, locate, witness
+from gapstate.proof.paths import distances_to, shortest_firing_trace
+from gapstate.run.replayer import replay
+from gapstate.run.trace import from_dicts
+from gapstate.seeing.witness import FIRES, INVALID, UNREACHABLE, Ways, find_row, locate, witness
 
 from .support import SPEC_TEXT, line_of, run, variant
 

@@ -1,0 +1,1 @@
+"""The five attribution conditions applied to continuity-experiment reports."""

@@ -1,0 +1,207 @@
+"""What every command shares: its options, its one error path, reading the spec, the group.
+
+Exit codes, on every command: 0 success or nothing found; 1 the input was
+read and breaks the rules; 2 the input could not be used. Heavy modules are
+imported inside each command, so `classify` never loads lark or networkx and
+`replay` never loads networkx.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from gapstate import __version__
+from gapstate.errors import GapstateError
+
+
+def format_option(*choices: str, help: str) -> Callable[..., Any]:
+    """`--format`, read into `fmt`; the first choice is the default."""
+    return click.option(
+        "--format", "fmt", type=click.Choice(list(choices)), default=choices[0], show_default=True, help=help
+    )
+
+
+FORMAT = format_option("text", "json", help="text for people, json (one document on stdout) for programs.")
+SPEC = click.option(
+    "--spec",
+    "spec_path",
+    metavar="PATH",
+    default=None,
+    help=(
+        "The spec file (markdown with the table). Default: the `spec` setting of [tool.gapstate] "
+        "in the nearest pyproject.toml above this folder, else the spec bundled with gapstate."
+    ),
+)
+
+# Exit codes for a stop the user asked for, as a shell reports a process
+# killed by SIGINT (128 + 2) or SIGPIPE (128 + 13); 1 would claim findings.
+INTERRUPTED = 130
+CLOSED_PIPE = 141
+
+
+class UnusableInput(click.ClickException):
+    """Input that cannot be used at all: exit 2, with text and JSON rendered by `render`.
+
+    The one way a command signals exit 2 for its own reasons (click's usage
+    errors, also exit 2, are click's). With --format json, stdout gets a
+    document too, so a program reading it is never left with nothing.
+    """
+
+    exit_code = 2
+
+    def __init__(self, error: GapstateError, fmt: str = "text", problems: tuple[Any, ...] | None = None):
+        super().__init__(str(error))
+        self.error = error
+        self.fmt = fmt
+        self.problems = problems  # classify's located problems, when there are several
+
+    def show(self, file: Any = None) -> None:
+        from gapstate.cli.render import error_json, error_text
+
+        click.echo(error_text(self.error, self.problems), err=True)
+        if self.fmt == "json":
+            click.echo(error_json(self.error, self.problems))
+        elif self.fmt == "github":
+            from gapstate.review.github import error_github
+
+            click.echo(error_github(self.error))
+
+
+class LateBar:
+    """A progress bar on stderr that shows only once the work has taken a second.
+
+    Called with (done, total) as the work goes; a quick command prints nothing.
+    """
+
+    def __init__(self, label: str, delay: float = 1.0):
+        import time
+
+        self._clock = time.monotonic
+        self._start = self._clock() + delay
+        self._label = label
+        self._bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._bar is None:
+            if self._clock() < self._start:
+                return
+            self._bar = click.progressbar(length=max(total, 1), label=self._label, file=sys.stderr)
+            self._bar.__enter__()
+        self._bar.update(done - self._bar.pos)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+
+
+def reports_errors(command: Callable[..., None]) -> Callable[..., None]:
+    """Turn the core's GapstateError into UnusableInput, in the format the command was asked for."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> None:
+        try:
+            command(*args, **kwargs)
+        except GapstateError as error:
+            # Problems that carry their own line (a trace's malformed lines) are shown one by one.
+            located = tuple(p for p in error.problems if hasattr(p, "line")) or None
+            raise UnusableInput(error, kwargs.get("fmt", "text"), located) from None
+
+    return run
+
+
+def read_spec(choice: Any) -> Any:
+    """The spec at a path `resolve_spec_path` chose; GapstateError when it cannot be read."""
+    return read_spec_bytes(choice)[0]
+
+
+def read_spec_bytes(choice: Any) -> tuple[Any, bytes]:
+    """The spec and the bytes it was parsed from, read once (standard input cannot be read twice)."""
+    from gapstate.spec.load import parse_spec
+    from gapstate.spec.source import decode_text, label, read_bytes
+
+    try:
+        data = read_bytes(choice.path)
+        return parse_spec(decode_text(data, label(choice.path)), label(choice.path)), data
+    except GapstateError as error:
+        if choice.setting is not None and error.line is None:
+            error.message += f" (the spec setting of [tool.gapstate] in {choice.setting})"
+        raise
+
+
+def spec_for(spec_path: str | None) -> Any:
+    """The spec a command with --spec means: that path, else the project's, else the bundled one.
+
+    Every command that takes --spec reads its spec through here (see
+    gapstate.cli.config.resolve_spec_path); GapstateError when it cannot be read.
+    """
+    from gapstate.cli.config import resolve_spec_path
+
+    return read_spec(resolve_spec_path(spec_path))
+
+
+class Gapstate(click.Group):
+    """click's group, but Ctrl-C exits 130 and a closed stdout 141, both quietly.
+
+    click would print "Aborted!" and exit 1 for both, and 1 means findings here.
+    """
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, **extra)
+        except click.ClickException as error:
+            error.show()
+            sys.exit(error.exit_code)
+        except click.Abort:  # click's name for a Ctrl-C outside a command
+            sys.exit(INTERRUPTED)
+        sys.exit(code if isinstance(code, int) else 0)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            try:
+                return super().invoke(ctx)
+            finally:
+                sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+        except BrokenPipeError:
+            _silence_stdout()
+            sys.exit(CLOSED_PIPE)
+        except KeyboardInterrupt:
+            sys.exit(INTERRUPTED)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush does not fail again (Python docs, signal)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file descriptor (a test runner's capture)
+        pass
+
+
+@click.group(cls=Gapstate, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="gapstate")
+def main() -> None:
+    """Prove, replay and fuzz the gap-state table; test implementations of it; judge continuity reports."""
+
+
+def jobs_default() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+JOBS = click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes replaying traces (default: every core).",
+)

@@ -1,0 +1,104 @@
+"""`gapstate check`: prove one or more specs and report in the format asked for."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from gapstate import __version__
+from gapstate.cli.base import (
+    SPEC,
+    LateBar,
+    format_option,
+    main,
+    read_spec,
+    reports_errors,
+)
+from gapstate.errors import GapstateError
+
+
+@main.command()
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@SPEC
+@format_option(
+    "text",
+    "json",
+    "github",
+    "sarif",
+    help="text for people, json (one document on stdout) for programs, github (workflow commands: "
+    "annotations on the spec's lines), sarif (SARIF 2.1.0, for code scanning).",
+)
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 still means unusable input).")
+@reports_errors
+def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bool) -> None:
+    """Prove the table total, unambiguous and reachable, and check its rules.
+
+    PATH (one or more) or --spec names the spec files; without either, the
+    `spec` setting of [tool.gapstate] in the nearest pyproject.toml, else the
+    bundled spec. Exit 0 when nothing is found, 1 with findings, 2 when a
+    spec cannot be read (with several, the worst).
+    """
+    from gapstate.cli.config import resolve_spec_path
+    from gapstate.cli.render import check_text, error_detail, error_text, to_json
+    from gapstate.proof.check import check as prove
+
+    def explored(spec: Any) -> Any:
+        """The proof, with a progress bar on a terminal once exploring has taken a second."""
+        bar = LateBar("exploring") if sys.stderr.isatty() else None
+        try:
+            return prove(spec, bar)
+        finally:
+            if bar is not None:
+                bar.close()
+
+    given = ([spec_path] if spec_path is not None else []) + list(paths)
+    choices = [resolve_spec_path(path) for path in given or [None]]
+    if len(choices) == 1 and fmt in ("text", "json"):
+        result = explored(read_spec(choices[0]))
+        click.echo(to_json(result.to_dict()) if fmt == "json" else check_text(result, bundled=choices[0].bundled))
+        sys.exit(0 if result.ok or exit_zero else 1)
+    # Several specs, or a CI format: each is checked and reported in turn; the
+    # exit code is the worst, and JSON or SARIF is one document holding each spec's.
+    checked: list[tuple[Any, Any]] = []  # (choice, its CheckResult or GapstateError), in order
+    worst = 0
+    for choice in choices:
+        try:
+            result = explored(read_spec(choice))
+        except GapstateError as error:
+            if len(choices) == 1 and fmt != "sarif":
+                raise  # one spec: the usual report of unusable input, in the format asked for
+            # SARIF is always a log, so code scanning reads one: the spec that could
+            # not be read becomes a tool execution notification in it.
+            click.echo(error_text(error), err=True)
+            checked.append((choice, error))
+            worst = 2
+            continue
+        checked.append((choice, result))
+        worst = max(worst, 0 if result.ok or exit_zero else 1)
+    outcomes = [outcome for _, outcome in checked]
+    if fmt == "github":
+        from gapstate.review.github import check_github
+
+        annotations = check_github(outcomes)
+        if annotations:
+            click.echo(annotations)
+    elif fmt == "sarif":
+        from gapstate.findings import CATALOGUE
+        from gapstate.review.sarif import check_sarif
+
+        click.echo(to_json(check_sarif(outcomes, CATALOGUE, __version__)))
+    elif fmt == "json":
+        documents = [
+            {"ok": False, "spec": choice.path, "error": error_detail(outcome)}
+            if isinstance(outcome, GapstateError)
+            else outcome.to_dict()
+            for choice, outcome in checked
+        ]
+        click.echo(to_json({"ok": all(d["ok"] for d in documents), "specs": documents}))
+    else:
+        texts = [check_text(o, bundled=c.bundled) for c, o in checked if not isinstance(o, GapstateError)]
+        if texts:
+            click.echo("\n".join(texts))
+    sys.exit(worst)

@@ -1,0 +1,109 @@
+"""`gapstate fuzz`: generated traces that walk the table."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import click
+
+from gapstate.cli.base import (
+    SPEC,
+    main,
+    reports_errors,
+    spec_for,
+)
+from gapstate.errors import GapstateError
+
+
+@main.command()
+@SPEC
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "jsonl", "github"]),
+    default="text",
+    show_default=True,
+    help="text for people; json, one document; jsonl, only the shrunk trace on stdout (the report goes to stderr); "
+    "github, workflow commands: an annotation at the row that failed.",
+)
+@click.option("--examples", type=click.IntRange(min=1), default=None, help="How many traces each worker generates.  [default: 500]")
+@click.option("--duration", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Run until the time is up instead of a number of traces.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Processes, with seeds SEED, SEED+1, ...; all stop at the first failure.")
+@click.option("--seed", type=int, default=None, help="Seed for a reproducible run (default: a random one, printed).")
+@click.option("--max-events", default=60, show_default=True, type=click.IntRange(min=1), help="Longest generated trace.")
+@click.option("--require-coverage", is_flag=True, help="Also fail unless the traces fired every reachable row.")
+@click.option("--save", "save_path", metavar="PATH", default=None, help="Write the shrunk trace to PATH (JSON Lines, for `gapstate replay`).")
+@reports_errors
+def fuzz(
+    spec_path: str | None,
+    fmt: str,
+    examples: int | None,
+    duration: float | None,
+    workers: int,
+    seed: int | None,
+    max_events: int,
+    require_coverage: bool,
+    save_path: str | None,
+) -> None:
+    """Replay generated traces that walk the table; shrink the first one that fails.
+
+    A trace fails when a step breaks a rule or an event the table does not
+    mark invalid matches no row. Exit 1 then (the shrunk trace is printed as
+    JSON Lines, ready for `gapstate replay`), or with --require-coverage when
+    some reachable row was never fired; 2 when the spec or an option cannot
+    be used. Failing traces are kept in .hypothesis/ and replayed first next time.
+    """
+    import random
+    from pathlib import Path  # here, not at the top: classify starts without it
+
+    from gapstate.cli.render import fuzz_text, to_json, trace_lines
+    from gapstate.testing.fuzzer import campaign
+
+    if examples is not None and duration is not None:
+        raise GapstateError("use --examples or --duration, not both")
+    if save_path is not None:
+        if not save_path or Path(save_path).is_dir() or not Path(save_path).resolve().parent.is_dir():
+            raise GapstateError("cannot save there: not a file in an existing folder", file=save_path or "''")
+    spec = spec_for(spec_path)
+    spec.require_steppable()
+    if examples is None and duration is None:
+        examples = 500
+    seed = random.SystemRandom().randrange(2**32) if seed is None else seed
+    store = Path(os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY", ".hypothesis")) / "examples"
+    options = dict(require_coverage=require_coverage, duration=duration, database_dir=store)
+    if sys.stderr.isatty():
+        length = examples * workers if examples is not None else int(duration * 10)
+        label = "fuzzing" if examples is not None else f"fuzzing for {duration:g} s"
+        with click.progressbar(length=length, label=label, file=sys.stderr, show_pos=examples is not None) as bar:
+            started = time.monotonic()
+
+            def show(done: int) -> None:
+                bar.update((done if examples is not None else int((time.monotonic() - started) * 10)) - bar.pos)
+
+            result = campaign(spec, workers, examples, seed, max_events, progress=show, **options)
+    else:
+        result = campaign(spec, workers, examples, seed, max_events, **options)
+    found = result.counterexample
+    saved = None
+    if save_path is not None and found is not None:
+        from gapstate.spec.source import write_atomically
+
+        write_atomically(save_path, "".join(line + "\n" for line in trace_lines(found.trace)).encode("utf-8"))
+        saved = save_path
+    if fmt == "json":
+        click.echo(to_json({**result.to_dict(), "saved": saved}))
+    elif fmt == "jsonl":
+        if found is not None:
+            click.echo("\n".join(trace_lines(found.trace)))
+        click.echo(fuzz_text(result, saved, with_trace=False), err=True)
+    elif fmt == "github":
+        from gapstate.review.github import fuzz_github
+
+        annotations = fuzz_github(result)
+        if annotations:
+            click.echo(annotations)
+    else:
+        click.echo(fuzz_text(result, saved))
+    sys.exit(0 if result.ok else 1)

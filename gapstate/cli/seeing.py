@@ -1,0 +1,201 @@
+"""Seeing the table: `witness`, `explain`, `coverage` and `graph`."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from gapstate.cli.base import (
+    FORMAT,
+    JOBS,
+    SPEC,
+    format_option,
+    jobs_default,
+    main,
+    read_spec,
+    reports_errors,
+    spec_for,
+)
+from gapstate.errors import GapstateError
+
+ROW = click.argument("address", metavar="ROW")
+
+
+def _ways(spec_path: str | None) -> Any:
+    from gapstate.seeing.witness import Ways
+
+    return Ways(spec_for(spec_path))  # Ways steps the spec: GapstateError when it cannot
+
+
+@main.command()
+@ROW
+@SPEC
+@FORMAT
+@reports_errors
+def witness(address: str, spec_path: str | None, fmt: str) -> None:
+    """Print the shortest trace (JSON Lines) whose last event fires ROW.
+
+    ROW is a spec line or `STATE|EVENT|GUARDS` as written in the table
+    (guards in any order, `-` for none; a state a `*` row covers names that
+    row, fired in that state). The trace walks only steps that
+    break no rule, so `gapstate replay` of it ends on that row. Exit 1 for a
+    row no reachable configuration fires (saying why) and for an `invalid`
+    row (the trace then ends on the refused event); 2 for no such row.
+    """
+    from gapstate.cli.render import to_json, trace_lines, witness_note
+    from gapstate.seeing.witness import locate
+    from gapstate.seeing.witness import witness as find
+
+    ways = _ways(spec_path)
+    result = find(ways, *locate(ways.spec.table, address, ways.spec.path))
+    if fmt == "json":
+        click.echo(to_json(result.to_dict()))
+    elif result.trace is not None:
+        click.echo("\n".join(trace_lines(result.trace)))
+    note = witness_note(result)
+    if note is not None:
+        click.echo(f"gapstate witness: {note}", err=True)
+    sys.exit(0 if result.ok else 1)
+
+
+@main.command()
+@ROW
+@SPEC
+@FORMAT
+@reports_errors
+def explain(address: str, spec_path: str | None, fmt: str) -> None:
+    """Explain ROW: when it fires, what it does, its rules, and a trace that fires it.
+
+    ROW is a spec line or `STATE|EVENT|GUARDS`. Exit 0 for any row of the
+    table (an unreachable one is explained too), 2 for no such row.
+    """
+    from gapstate.cli.render import explain_text, to_json
+    from gapstate.seeing.explain import explain as tell
+    from gapstate.seeing.witness import locate
+
+    ways = _ways(spec_path)
+    said = tell(ways, *locate(ways.spec.table, address, ways.spec.path))
+    click.echo(to_json(said.to_dict()) if fmt == "json" else explain_text(said))
+
+
+def _fired(spec: Any, paths: tuple[str, ...], jobs: int, label: str) -> Any:
+    """Replay the trace files (folders: their *.jsonl) with a progress bar on a terminal."""
+    from gapstate.seeing.coverage import coverage as run
+    from gapstate.seeing.coverage import trace_files
+
+    files = list(trace_files(paths))
+    if sys.stderr.isatty() and len(files) > 1:
+        with click.progressbar(length=len(files), label=label, file=sys.stderr) as bar:
+            return run(spec, spec.text, files, jobs, progress=lambda: bar.update(1))
+    return run(spec, spec.text, files, jobs)
+
+
+@main.command()
+@click.argument("traces", metavar="TRACE...", nargs=-1, required=True)
+@SPEC
+@FORMAT
+@JOBS
+@click.option("--require-all", is_flag=True, help="Exit 1 when some reachable row was never fired.")
+@reports_errors
+def coverage(traces: tuple[str, ...], spec_path: str | None, fmt: str, jobs: int | None, require_all: bool) -> None:
+    """Replay recorded traces and report how often each reachable row fired.
+
+    TRACE is a JSON Lines trace file, or a folder (its *.jsonl files,
+    recursively). A trace that stops (an invalid event, a broken rule)
+    counts the steps before the stop and is listed. Exit 0; 1 when a trace
+    stopped (it broke the table, as `replay` would say), or with
+    --require-all when some reachable row was never fired; 2 for a
+    malformed trace (named, with its line) or an unusable spec.
+    """
+    from gapstate.cli.render import coverage_text, to_json
+
+    spec = spec_for(spec_path)
+    spec.require_steppable()
+    result = _fired(spec, traces, jobs or jobs_default(), "replaying")
+    if fmt == "json":
+        click.echo(to_json(result.to_dict()))
+    else:
+        click.echo(coverage_text(result, {row.line: str(row) for row in spec.table.rows}))
+    sys.exit(1 if result.stopped or (require_all and result.never) else 0)
+
+
+@main.command()
+@click.argument("traces", metavar="[TRACE]...", nargs=-1)
+@SPEC
+@format_option("mermaid", "dot", help="mermaid (what GitHub renders) or dot (Graphviz).")
+@click.option("--all", "all_rows", is_flag=True, help="Also draw rows that stay (`=`) and `invalid` rows.")
+@click.option(
+    "--coverage",
+    "covered",
+    metavar="TRACE",
+    multiple=True,
+    help="Colour each edge by whether these traces (files or folders) fired its rows; "
+    "further TRACE arguments count too.",
+)
+@click.option("--update", is_flag=True, help="Rewrite the spec's marked diagram block in place (added at the end if none).")
+@JOBS
+@reports_errors
+def graph(
+    traces: tuple[str, ...],
+    spec_path: str | None,
+    fmt: str,
+    all_rows: bool,
+    covered: tuple[str, ...],
+    update: bool,
+    jobs: int | None,
+) -> None:
+    """Draw the state diagram of the table, as Mermaid or Graphviz DOT.
+
+    States are nodes (the initial one marked); one edge per (state, next
+    state) labelled `event [guards] / actions`; allow-listed unreachable rows
+    dashed. --update rewrites only the block after the line
+    `<!-- gapstate:graph -->` in the spec, atomically; `gapstate check`
+    reports that block as `stale_diagram` when it is out of date.
+    """
+    from gapstate.seeing.diagram import build, dot, mermaid
+
+    if traces and not covered:
+        raise click.UsageError("TRACE arguments go with --coverage")
+    if update and (covered or all_rows or fmt != "mermaid"):
+        raise click.UsageError("--update writes the plain Mermaid diagram: leave out --coverage, --all and --format dot")
+    from gapstate.cli.config import resolve_spec_path
+
+    choice = resolve_spec_path(spec_path)
+    if update and (choice.bundled or choice.path == "-"):
+        where = "standard input" if choice.path == "-" else "the spec bundled with gapstate"
+        raise click.UsageError(f"--update rewrites a spec file in place, not {where}: name it with --spec PATH")
+    spec = read_spec(choice)
+    table = spec.require_steppable()
+    if update:
+        _update_diagram(spec.path, mermaid(build(table)))
+        return
+    fired = None
+    if covered:
+        result = _fired(spec, covered + traces, jobs or jobs_default(), "replaying")
+        fired = {line for line, count in result.fired.items() if count}
+    diagram = build(table, all_rows=all_rows, fired=fired)
+    click.echo(mermaid(diagram) if fmt == "mermaid" else dot(diagram), nl=False)
+
+
+def _update_diagram(path: str, drawn: str) -> None:
+    """Rewrite the marked block of the spec at `path`, keeping every other byte (a BOM included)."""
+    import codecs
+
+    from gapstate.seeing.diagram import UnclosedBlock, update
+    from gapstate.spec.source import open_binary, write_atomically
+
+    with open_binary(path) as handle:
+        data = handle.read()
+    bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
+    text = data[len(bom) :].decode("utf-8")  # load_spec already read it as UTF-8
+    try:
+        new = update(text, drawn)
+    except UnclosedBlock as error:
+        raise GapstateError(str(error), file=path, line=error.line) from None
+    if new == text:
+        click.echo(f"gapstate graph: {path}: the diagram is current", err=True)
+        return
+    write_atomically(path, bom + new.encode("utf-8"))
+    click.echo(f"gapstate graph: {path}: diagram updated", err=True)

@@ -1,0 +1,116 @@
+"""Testing an implementation: `vectors` and `conform`."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from gapstate import __version__
+from gapstate.cli.base import (
+    FORMAT,
+    SPEC,
+    main,
+    read_spec_bytes,
+    reports_errors,
+    spec_for,
+)
+
+
+@main.command()
+@click.argument("outdir", metavar="OUTDIR")
+@SPEC
+@click.option("--force", is_flag=True, help="Replace OUTDIR when it exists and is not empty.")
+@reports_errors
+def vectors(outdir: str, spec_path: str | None, force: bool) -> None:
+    """Write a conformance suite into OUTDIR: traces, their expected replay documents, a manifest.
+
+    The traces fire every reachable row and refuse every invalid one and an
+    event after session_end. Exit 0 when written; 1 (nothing written) when
+    some reachable row fires only by breaking a rule; 2 when the spec cannot
+    be stepped, or OUTDIR exists and is not empty (without --force).
+    """
+    import hashlib
+
+    from gapstate.cli.config import resolve_spec_path
+    from gapstate.cli.render import replay_json, to_json, trace_lines
+    from gapstate.spec.source import write_folder
+    from gapstate.testing.vectors import MANIFEST, build
+
+    spec, data = read_spec_bytes(resolve_spec_path(spec_path))
+    suite = build(spec)
+    if suite.unfired:
+        # Vectors walk only steps that break no rule, as an implementation of a
+        # sound table would; a suite that silently skipped rows would overclaim.
+        lines = ", ".join(map(str, suite.unfired))
+        click.echo(
+            f"gapstate vectors: {spec.path}: rows at lines {lines} fire only on steps that break a rule "
+            "(see `gapstate check`); fix the table first. Nothing written.",
+            err=True,
+        )
+        sys.exit(1)
+    digest = hashlib.sha256(data).hexdigest()  # the very bytes the table was parsed from
+    files: dict[str, str] = {}
+    for vector in suite.vectors:
+        files[f"{vector.name}.jsonl"] = "".join(line + "\n" for line in trace_lines(vector.trace))
+        files[f"{vector.name}.expected.json"] = "".join(replay_json(vector.result)) + "\n"  # as `replay --format json` prints it
+    files[MANIFEST] = to_json(suite.manifest(digest, __version__)) + "\n"
+    write_folder(outdir, files, force)
+    events = sum(len(vector.trace) for vector in suite.vectors)
+    click.echo(
+        f"gapstate vectors: {outdir}: {len(suite.vectors)} traces, {events} events: "
+        f"{len(suite.reachable)} reachable rows fired, {len(suite.refusable)} invalid rows refused"
+    )
+
+
+@main.command(context_settings={"allow_interspersed_args": False})
+@SPEC
+@FORMAT
+@click.option("--vectors", "vectors_dir", metavar="DIR", default=None, help="A folder written by `gapstate vectors` (default: the built-in suite).")
+@click.option("--examples", default=200, show_default=True, type=click.IntRange(min=0), help="How many traces to generate after the vectors.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed for the generated traces.")
+@click.option("--timeout", default=5.0, show_default=True, type=click.FloatRange(min=0, min_open=True), help="Seconds to wait for each answer.")
+@click.argument("command", nargs=-1, required=True, metavar="-- COMMAND [ARG...]")
+@reports_errors
+def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, examples: int, seed: int, timeout: float, command: tuple[str, ...]) -> None:
+    """Drive an implementation over the line protocol and compare every answer with the table.
+
+    COMMAND is started once; docs/conformance.md is the protocol. Exit 0 when
+    it conforms, 1 on a divergence (shrunk, printed), 2 when it cannot be
+    tested (cannot start, leaves the protocol, exits early, no answer within
+    --timeout) or the spec or vectors cannot be used.
+    """
+    from gapstate.cli.render import conform_text, to_json
+    from gapstate.testing.conformance import conform as run
+    from gapstate.testing.protocol import Child
+    from gapstate.testing.vectors import builtin
+    from gapstate.testing.vectors import load as load_vectors
+
+    spec = spec_for(spec_path)
+    spec.require_steppable()
+    suite = load_vectors(vectors_dir) if vectors_dir is not None else builtin(spec)
+    _exit_on_sigterm()
+    with Child(command, timeout) as child:  # ends the child (its process group) whatever happens
+        if sys.stderr.isatty():
+            with click.progressbar(length=len(suite) + examples, label="conform", file=sys.stderr) as bar:
+                result = run(spec, child, suite, examples, seed, progress=lambda: bar.update(1))
+        else:
+            result = run(spec, child, suite, examples, seed)
+    click.echo(to_json(result.to_dict()) if fmt == "json" else conform_text(result))
+    sys.exit(0 if result.ok else 1)
+
+
+def _exit_on_sigterm() -> None:
+    """Turn SIGTERM (a CI job cancelled, `kill`) into an exit that unwinds, so `with` blocks end children.
+
+    Python's default for SIGTERM is to die on the spot, which would leave the
+    implementation under test running. 143 is what a shell reports for it.
+    """
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        signal.signal(signum, signal.SIG_IGN)  # a second one must not cut the cleanup short
+        sys.exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)

@@ -1,0 +1,1 @@
+"""The proof: exploring every reachable configuration and judging the table on it."""

@@ -1,0 +1,82 @@
+"""The result of `gapstate check`: every finding of the proof, gathered in one pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from gapstate.findings import (
+    Ambiguous,
+    Contradiction,
+    Finding,
+)
+from gapstate.proof.explore import explore
+from gapstate.proof.reach import reachability
+from gapstate.proof.rules import rule_findings
+from gapstate.proof.totality import coverage
+from gapstate.run.machine import Machine
+from gapstate.seeing.diagram import diagram_findings
+from gapstate.spec.load import Spec
+from gapstate.spec.vocabulary import (
+    EVENTS,
+)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The outcome of `check`, shaped like its JSON output."""
+
+    spec: str
+    stats: dict[str, int]
+    findings: tuple[Finding, ...]
+    proved: bool = True  # False when syntax or name findings stopped the proof
+    read: tuple[int, int, int] = (0, 0, 0)  # the rows, caps and allowances that parsed
+    lines: tuple[str, ...] = ()  # the spec's lines, for showing each finding where it stands
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "spec": self.spec,
+            "stats": dict(self.stats),
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+    def __getitem__(self, key: str) -> Any:
+        return self.to_dict()[key]
+
+
+
+
+def check(spec: Spec, progress: Callable[[int, int], None] | None = None) -> CheckResult:
+    """Every finding about the spec, in line order; `progress` is handed to `explore`."""
+    table = spec.table
+    stats = {
+        "states": len(table.states) if table else 0,
+        "events": len(EVENTS),
+        "rows": len(table.rows) if table else 0,
+        "configurations": 0,
+        "unreachable_allowed": 0,
+    }
+    findings = list(spec.findings)
+    if spec.steppable:
+        assert table is not None
+        findings.extend(coverage(table))
+        exploration = explore(Machine(table), progress)
+        stats["configurations"] = len(exploration)
+        # Rows already reported as contradictory or ambiguous do not fire for
+        # the reason those findings give; calling them unreachable too is noise.
+        explained = {f.line for f in findings if isinstance(f, (Contradiction, Ambiguous))}
+        reach, allowed = reachability(table, exploration, explained)
+        findings.extend(reach)
+        stats["unreachable_allowed"] = allowed
+        findings.extend(rule_findings(exploration))
+        findings.extend(diagram_findings(spec.text, table, spec.path))
+    findings.sort(key=lambda f: f.sort_key)
+    read = (len(table.rows), len(table.caps), len(table.allowances)) if table else (0, 0, 0)
+    return CheckResult(spec.path, stats, tuple(findings), spec.steppable, read, tuple(spec.text.splitlines()))

@@ -1,0 +1,1 @@
+"""Reviewing changes: the behaviour diff and the CI formats (SARIF, GitHub)."""

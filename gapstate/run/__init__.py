@@ -1,0 +1,1 @@
+"""Running the table: the one pure step, the trace format, replay."""

@@ -1,0 +1,249 @@
+"""The interpreter: one pure step function, shared by the explorer and replay.
+
+`Machine.step(config, event, choice)` looks the row up in a table compiled
+once per (state, event), applies the vocabulary of `semantics`, and checks
+every rule on the way. It has no clock, ids or I/O: `choice` is the value of
+the event's chosen guard (`dup` for `loss_voiced`, `post_send` for
+`evidence_turn`), which the explorer picks both ways and replay derives from
+its history. Because the result depends only on its arguments and the finite
+`Config`, it is memoised: after warm-up a replay step is a dictionary hit.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from functools import lru_cache
+from itertools import product
+from typing import NamedTuple
+
+from gapstate.spec import vocabulary as semantics
+from gapstate.spec.vocabulary import CHOICE_OF, COMMITS, EVENTS, GUARDS, RULES, Config, Rule, Transition
+from gapstate.spec.table import Row, Table
+
+class Status(StrEnum):
+    """What became of a step. Not the `invalid` action: REFUSED is what a row with it does."""
+
+    OK = "ok"
+    REFUSED = "refused"  # the matched row is `invalid`: the event cannot occur here
+    UNMATCHED = "unmatched"  # no row matches: the table is not total here
+    ENDED = "ended"  # the session already ended
+
+
+class Outcome(NamedTuple):
+    """What one step did."""
+
+    status: Status
+    config: Config  # after the step; unchanged unless status is OK
+    row: Row | None
+    guards: tuple[tuple[str, bool], ...]  # the guards the row names, with their values
+    actions: tuple[str, ...]
+    broken: tuple[str, ...]  # ids of the rules this step breaks
+    commits: bool  # an action stamped the commit time
+
+
+def _after_sets(before: Config, event: str) -> Config:
+    """The configuration after the event's `sets`: what the guards read."""
+    sets = _EVENT_SETS[event]
+    if not sets:
+        return before
+    fields = list(before)
+    for index, value in sets:
+        fields[index] = value
+    return Config._make(fields)
+
+
+class _Guards(dict):  # type: ignore[type-arg]
+    """Every guard's value at a configuration, each computed when first read.
+
+    A step reads the guards its row names and those its rules look at,
+    usually two or three of the seven; computing all of them was a third of
+    a step's cost.
+    """
+
+    __slots__ = ("mid", "caps", "chosen", "choice")
+
+    def __init__(self, mid: Config, caps: dict[str, int], chosen: str | None, choice: bool):
+        self.mid, self.caps, self.chosen, self.choice = mid, caps, chosen, choice
+
+    def __missing__(self, name: str) -> bool:
+        guard = GUARDS[name]
+        value = (self.choice if name == self.chosen else False) if guard.derive is None else guard.derive(self.mid, self.caps)
+        self[name] = value
+        return value
+
+
+class Node(dict):  # type: ignore[type-arg]
+    """A configuration, and the steps replay already took from it: then a step is one lookup.
+
+    Keys are an event's name, or for an event with a chosen guard, the name
+    and the guard's value (`"loss_voiced dup"`, `"evidence_turn
+    not_post_send"`, ...: see `replayer`); values are (the next Node, the
+    Outcome). Only steps that replay plainly
+    are kept: status OK, no rule broken, no commit (whose time replay
+    stamps itself). The machine holds one Node per configuration met.
+    """
+
+    __slots__ = ("config",)
+    config: Config
+
+
+class Compiled(NamedTuple):
+    """A row prepared for stepping: its actions' effects as ordered field updates."""
+
+    row: Row
+    named: tuple[str, ...]  # the guards it names, in vocabulary order
+    effects: tuple[tuple[int, bool, object], ...]  # (field index, is an addition, delta or value)
+    commits: bool
+    rules: tuple[Rule, ...]  # the rules this row's event and actions could break
+
+
+_FIELD = {name: i for i, name in enumerate(Config._fields)}
+_STATE = _FIELD["state"]
+
+
+def _pairs(values: dict[str, object]) -> tuple[tuple[int, object], ...]:
+    return tuple((_FIELD[name], value) for name, value in values.items())
+
+
+_EVENT_SETS = {name: _pairs(event.sets) for name, event in EVENTS.items()}
+_EVENT_THEN = {name: _pairs(event.then) for name, event in EVENTS.items()}
+
+
+class Machine:
+    """A table compiled for stepping. The table must name only known things."""
+
+    def __init__(self, table: Table):
+        self.table = table
+        self.caps = table.cap_limits()
+        self.initial_state = table.initial
+        self.initial = Config(state=table.initial)
+        self._lookup: dict[tuple[str, str], tuple[tuple[str, ...], dict[tuple[bool, ...], Compiled]]] = {}
+        compiled = {row.line: _compile(row) for row in table.rows}
+        for state in table.states:
+            for event in EVENTS:
+                names, rows = compile_pair(table, state, event)
+                self._lookup[(state, event)] = (names, {k: compiled[r.line] for k, r in rows.items()})
+        self._memo: dict[tuple[Config, str, bool], Outcome] = {}
+        self._nodes: dict[Config, Node] = {}
+
+    def choices(self, config: Config, event: str) -> tuple[bool, ...]:
+        """The values the event's chosen guard can take here (just False if it has none)."""
+        name = CHOICE_OF.get(event)
+        if name is not None and GUARDS[name].possible(config):
+            return (False, True)
+        return (False,)
+
+    def within_caps(self, config: Config) -> bool:
+        return all(getattr(config, counter) <= limit for counter, limit in self.caps.items())
+
+    def guard_values(self, before: Config, event: str, choice: bool = False) -> tuple[Config, dict[str, bool]]:
+        """The configuration the guards read (after the event's `sets`) and every guard's value there."""
+        mid = _after_sets(before, event)
+        values = _Guards(mid, self.caps, CHOICE_OF.get(event), choice)
+        return mid, {name: values[name] for name in GUARDS}
+
+    def node(self, config: Config) -> Node:
+        """The configuration's `Node`, where replay memoises the steps taken from it."""
+        node = self._nodes.get(config)
+        if node is None:
+            node = self._nodes[config] = Node()
+            node.config = config
+        return node
+
+    def step(self, config: Config, event: str, choice: bool = False) -> Outcome:
+        key = (config, event, choice)
+        outcome = self._memo.get(key)
+        if outcome is None:
+            outcome = self._memo[key] = self._step(config, event, choice)
+        return outcome
+
+    def step_once(self, config: Config, event: str, choice: bool = False) -> Outcome:
+        """`step` without the memo: for the explorer, which steps each configuration once."""
+        return self._memo.get((config, event, choice)) or self._step(config, event, choice)
+
+    def _step(self, before: Config, event: str, choice: bool) -> Outcome:
+        if before.ended:
+            return Outcome(Status.ENDED, before, None, (), (), (), False)
+        mid = _after_sets(before, event)
+        fields = list(mid)
+        caps = self.caps
+        # only the guards the row and its rules read are computed (see _Guards)
+        values = _Guards(mid, caps, CHOICE_OF.get(event), choice)
+        names, rows = self._lookup[(mid.state, event)]
+        compiled = rows.get(tuple([values[n] for n in names]))
+        if compiled is None:
+            return Outcome(Status.UNMATCHED, before, None, (), (), (), False)
+        row = compiled.row
+        named = tuple([(n, values[n]) for n in compiled.named])
+        if row.invalid:
+            return Outcome(Status.REFUSED, before, row, named, row.actions, (), False)
+        for index, value in _EVENT_THEN[event]:
+            fields[index] = value
+        for index, add, value in compiled.effects:
+            fields[index] = fields[index] + value if add else value
+        fields[_STATE] = row.target(mid.state)
+        after = Config._make(fields)
+        transition = Transition(before, mid, after, event, values, row.actions, self.initial_state, caps)
+        broken = tuple([rule.id for rule in compiled.rules if rule.broken(transition)])
+        return Outcome(Status.OK, after, row, named, row.actions, broken, compiled.commits)
+
+
+@lru_cache(maxsize=8)
+def compiled(table: Table) -> Machine:
+    """The machine for a table, built once per table (a Table is a hashable tuple).
+
+    Replaying many traces against one spec then compiles it once and shares
+    the step memo; equal tables share a machine, which is the same machine.
+    """
+    return Machine(table)
+
+
+def _compile(row: Row) -> Compiled:
+    """The row's actions as field updates, in the order the row lists them."""
+    effects: list[tuple[int, bool, object]] = []
+    for name in row.actions:
+        action = semantics.action(name)
+        effects.extend((_FIELD[counter], True, delta) for counter, delta in action.add.items())
+        effects.extend((index, False, value) for index, value in _pairs(action.sets))
+    named = guard_names((row,))
+    rules = tuple(rule for rule in RULES if rule.concerns(row.event, row.actions))
+    return Compiled(row, named, tuple(effects), bool(COMMITS.intersection(row.actions)), rules)
+
+
+_GUARD_INDEX = {name: i for i, name in enumerate(GUARDS)}
+
+
+def guard_names(rows: tuple[Row, ...]) -> tuple[str, ...]:
+    """The guards the rows name, in vocabulary order."""
+    return tuple(sorted({lit.guard for row in rows for lit in row.guards}, key=_GUARD_INDEX.__getitem__))
+
+
+def valuations(
+    table: Table, state: str, event: str, names: tuple[str, ...] | None = None
+) -> tuple[tuple[str, ...], list[tuple[tuple[bool, ...], list[Row]]]]:
+    """The guards the rows of (state, event) name, and for every valuation of them the rows it matches.
+
+    The one enumeration the machine (first matching row), the proof (none:
+    not total; two: ambiguous) and the diff read. The diff passes `names`,
+    the guards either of two tables names here, so that both tables are
+    valued over the same guards.
+    """
+    rows = table.rows_for(state, event)
+    if names is None:
+        names = guard_names(rows)
+    out = []
+    for values in product((False, True), repeat=len(names)):
+        valuation = dict(zip(names, values))
+        out.append((values, [r for r in rows if all(valuation[lit.guard] == lit.positive for lit in r.guards)]))
+    return names, out
+
+
+def compile_pair(
+    table: Table, state: str, event: str
+) -> tuple[tuple[str, ...], dict[tuple[bool, ...], Row]]:
+    """The guards the rows of (state, event) name, and each valuation's first matching row.
+
+    An ambiguous valuation goes to the row written first; `check` reports it.
+    """
+    names, matches = valuations(table, state, event)
+    return names, {values: rows[0] for values, rows in matches if rows}

@@ -1,0 +1,1 @@
+"""Seeing the table: witnesses, explanations, diagrams, coverage of recorded traces."""

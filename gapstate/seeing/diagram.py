@@ -1,0 +1,269 @@
+"""The state diagram: a plain model of states and labelled edges, drawn as Mermaid or DOT.
+
+As in python-statemachine, the table is first extracted into plain data
+(`Diagram`, `Edge`), and each renderer reads only that. The model comes from
+the same `Table` the proof reads: one node per state, the initial one
+marked; one edge per (state, next state) and kind, labelled with its rows'
+events, guards and actions, identical labels merged (a `*` row drawn from
+every state, or guards written in another order). Rows that stay (`=`) and
+`invalid` rows are drawn only when asked for; allow-listed unreachable rows
+are dashed. With coverage, each edge is split by whether recorded traces
+fired its rows, and coloured so.
+
+The marked block (a fenced ```mermaid block right after a line
+`<!-- gapstate:graph -->`) is how a spec carries its own diagram: `check`
+compares it with `mermaid(build(table))`, `graph --update` rewrites it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from gapstate.findings import DiagramProblem, StaleDiagram
+from gapstate.spec.table import STAY, Row, Table
+
+TRANSITION = "transition"  # a row that moves to another state (or names its own)
+STAY_ROW = "stay"  # next is `=`
+INVALID = "invalid"  # the event cannot occur there
+ALLOWED = "allowed"  # allow-listed as unreachable: drawn dashed
+_KIND_ORDER = (TRANSITION, STAY_ROW, ALLOWED, INVALID)
+
+
+class Edge(NamedTuple):
+    """One drawn arrow: its rows, one label line per distinct row label."""
+
+    source: str
+    target: str
+    kind: str
+    labels: tuple[str, ...]
+    rows: tuple[int, ...]  # spec lines
+    fired: bool | None  # with coverage: whether the traces fired these rows; None without, or when they cannot fire
+
+
+class Diagram(NamedTuple):
+    """The states, the initial one, and the edges between them."""
+
+    states: tuple[str, ...]
+    initial: str
+    edges: tuple[Edge, ...]
+    coverage: bool  # edges carry `fired`
+
+
+def row_label(row: Row) -> str:
+    """`event [guards] / actions`, guards as the row writes them."""
+    guards = f" [{', '.join(str(lit) for lit in row.guards)}]" if row.guards else ""
+    return f"{row.event}{guards} / {', '.join(row.actions)}"
+
+
+def _kind(row: Row, allowed: set[int]) -> str:
+    if row.invalid:
+        return INVALID
+    if row.line in allowed:
+        return ALLOWED
+    return STAY_ROW if row.next == STAY else TRANSITION
+
+
+def build(table: Table, all_rows: bool = False, fired: set[int] | None = None) -> Diagram:
+    """The diagram of a table; `all_rows` adds stay and invalid rows; `fired` (row lines) colours edges."""
+    assert table.initial is not None
+    allowed = {row.line for row in table.rows if any(a.names(row) for a in table.allowances)}
+    groups: dict[tuple[str, str, str, bool | None], tuple[dict[str, None], list[int]]] = {}
+    for row in table.rows:
+        if (row.next == STAY or row.invalid) and not all_rows:
+            continue
+        kind = _kind(row, allowed)
+        status = None if fired is None or kind in (INVALID, ALLOWED) else row.line in fired
+        for state in table.states:
+            if row.applies_to(state):
+                labels, lines = groups.setdefault((state, row.target(state), kind, status), ({}, []))
+                labels[row_label(row)] = None
+                lines.append(row.line)
+    order = {state: i for i, state in enumerate(table.states)}
+    keys = sorted(
+        groups,
+        key=lambda k: (order[k[0]], order.get(k[1], len(order)), _KIND_ORDER.index(k[2]), k[3] is not True, k[3] is None),
+    )
+    edges = tuple(Edge(k[0], k[1], k[2], tuple(groups[k][0]), tuple(groups[k][1]), k[3]) for k in keys)
+    return Diagram(table.states, table.initial, edges, fired is not None)
+
+
+# Mermaid ---------------------------------------------------------------------
+
+_FIRED, _NEVER, _GREY = "#1a7f37", "#cf222e", "#8c959f"
+
+
+def _mermaid_text(text: str) -> str:
+    return text.replace("&", "#amp;").replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;")
+
+
+def mermaid(diagram: Diagram) -> str:
+    """A Mermaid flowchart (what GitHub renders in a ```mermaid block); no trailing blanks."""
+    lines = ["flowchart LR"]
+    node = {state: f"state_{state}" for state in diagram.states}
+    lines.append("    start_((\" \")) --> " + node[diagram.initial])
+    for state in diagram.states:
+        lines.append(f'    {node[state]}(["{_mermaid_text(state)}"])')
+    styles: list[str] = []
+    for index, edge in enumerate(diagram.edges, start=1):  # link 0 is the start arrow
+        arrow = "-.->" if edge.kind in (ALLOWED, INVALID) else "-->"
+        label = "<br>".join(_mermaid_text(text) for text in edge.labels)
+        lines.append(f'    {node[edge.source]} {arrow}|"{label}"| {node[edge.target]}')
+        colour = _edge_colour(edge)
+        if colour:
+            styles.append(f"    linkStyle {index} stroke:{colour},color:{colour}")
+    lines.append("    style start_ fill:#24292f,stroke:#24292f")
+    lines.append(f"    style {node[diagram.initial]} stroke-width:3px")
+    lines.extend(styles)
+    return "\n".join(lines) + "\n"
+
+
+def _edge_colour(edge: Edge) -> str | None:
+    if edge.fired is True:
+        return _FIRED
+    if edge.fired is False:
+        return _NEVER
+    if edge.kind == INVALID:
+        return _GREY
+    return None
+
+
+# DOT -------------------------------------------------------------------------
+
+
+def _dot_text(*lines: str) -> str:
+    """A quoted DOT string; several lines are joined by DOT's centred line break."""
+    return '"' + "\\n".join(text.replace("\\", "\\\\").replace('"', '\\"') for text in lines) + '"'
+
+
+def dot(diagram: Diagram) -> str:
+    """A Graphviz digraph, for `dot -Tsvg`."""
+    lines = [
+        "digraph gapstate {",
+        "    rankdir=LR;",
+        '    node [shape=box, style=rounded, fontname="Helvetica"];',
+        '    edge [fontname="Helvetica", fontsize=10];',
+        '    start_ [shape=point, width=0.15, label=""];',
+        f"    start_ -> {_dot_text(diagram.initial)};",
+    ]
+    for state in diagram.states:
+        extra = ", peripheries=2" if state == diagram.initial else ""
+        lines.append(f"    {_dot_text(state)} [label={_dot_text(state)}{extra}];")
+    for edge in diagram.edges:
+        attributes = [f"label={_dot_text(*edge.labels)}"]
+        if edge.kind == ALLOWED:
+            attributes.append("style=dashed")
+        elif edge.kind == INVALID:
+            attributes.append("style=dotted")
+        colour = _edge_colour(edge)
+        if colour:
+            attributes.append(f'color="{colour}", fontcolor="{colour}"')
+        lines.append(f"    {_dot_text(edge.source)} -> {_dot_text(edge.target)} [{', '.join(attributes)}];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+# The marked block of a spec --------------------------------------------------
+
+MARKER = "<!-- gapstate:graph -->"  # as written; read with any spacing inside the comment
+_MARKER = re.compile(r"^\s*<!--\s*gapstate:graph\s*-->\s*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*(?:mermaid)?\s*$")  # a plain fence is read as the diagram too
+
+
+class Block(NamedTuple):
+    """A marked diagram block: 0-based indexes of the marker, the opening and closing fences."""
+
+    marker: int
+    opening: int | None  # None: the marker is not followed by a ```mermaid fence
+    closing: int | None  # None: the block is never closed
+
+
+def marked_blocks(lines: list[str]) -> list[Block]:
+    """Every marker line and the ```mermaid block right after it (`lines` without their ends).
+
+    "Right after": the next line that is not blank.
+    """
+    blocks = []
+    for i, text in enumerate(lines):
+        if not _MARKER.match(text):
+            continue
+        # blank lines between the marker and the fence are allowed, as markdown allows them
+        opening = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
+        match = _FENCE.match(lines[opening]) if opening is not None else None
+        if match is None:
+            blocks.append(Block(i, None, None))
+            continue
+        fence = match.group(1)
+        closing = re.compile(r"^ {0,3}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}\s*$")
+        end = next((j for j in range(opening + 1, len(lines)) if closing.match(lines[j])), None)
+        blocks.append(Block(i, opening, end))
+    return blocks
+
+
+def _content(lines: list[str]) -> list[str]:
+    """A block's lines as compared: trailing blanks and blank lines around it do not count."""
+    kept = [line.rstrip() for line in lines]
+    while kept and not kept[-1]:
+        kept.pop()
+    while kept and not kept[0]:
+        kept.pop(0)
+    return kept
+
+
+def stale_blocks(text: str, drawn: str, path: str) -> list[StaleDiagram]:
+    """A `stale_diagram` finding for every marked block whose content is not `drawn`.
+
+    Reported at the block's opening fence (at the marker when there is no
+    block). Blanks that editors and writers add or strip (at the end of a
+    line, blank lines at either end of the block) are not a difference.
+    """
+    lines = text.splitlines()
+    wanted = _content(drawn.splitlines())
+    stale = []
+    for block in marked_blocks(lines):
+        if block.opening is None:
+            stale.append(StaleDiagram(block.marker + 1, 1, DiagramProblem.NO_BLOCK, path))
+        elif block.closing is None:
+            stale.append(StaleDiagram(block.opening + 1, 1, DiagramProblem.UNCLOSED, path))
+        elif _content(lines[block.opening + 1 : block.closing]) != wanted:
+            stale.append(StaleDiagram(block.opening + 1, 1, DiagramProblem.DIFFERS, path))
+    return stale
+
+
+def diagram_findings(text: str, table: Table, path: str) -> list[StaleDiagram]:
+    """`stale_diagram` findings of a spec's text against the diagram its table draws."""
+    if "gapstate:graph" not in text:
+        return []
+    return stale_blocks(text, mermaid(build(table)), path)
+
+
+class UnclosedBlock(ValueError):
+    """A marked ```mermaid block runs to the end of the file: rewriting it would swallow the rest."""
+
+    def __init__(self, line: int):
+        super().__init__(f"the diagram block at line {line} is never closed; close it with ``` first")
+        self.line = line
+
+
+def update(text: str, drawn: str) -> str:
+    """`text` with every marked block's content replaced by `drawn`, one added at the end if none.
+
+    Every other character, line endings included, is kept as it was.
+    """
+    lines = text.splitlines(keepends=True)
+    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    body = [line + newline for line in drawn.splitlines()]
+    blocks = marked_blocks([line.rstrip("\r\n") for line in lines])
+    if not blocks:
+        tail = "" if not text or text.endswith(("\n", "\r")) else newline
+        return text + tail + newline + MARKER + newline + "```mermaid" + newline + "".join(body) + "```" + newline
+    for block in reversed(blocks):
+        if block.opening is None:
+            if not lines[block.marker].endswith(("\n", "\r")):
+                lines[block.marker] += newline
+            lines[block.marker + 1 : block.marker + 1] = ["```mermaid" + newline, *body, "```" + newline]
+        elif block.closing is None:
+            raise UnclosedBlock(block.opening + 1)
+        else:
+            lines[block.opening + 1 : block.closing] = body
+    return "".join(lines)

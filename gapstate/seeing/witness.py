@@ -1,0 +1,199 @@
+"""Ways to rows: the shortest trace that fires a row, and why a row never fires.
+
+`gapstate witness` and `gapstate explain` address a row by its spec line or
+as `STATE | EVENT | GUARDS`, ask the proof's graph for the reachable steps
+that match it, and either hand back the shortest trace ending on one of them
+(replayed, so its steps are the replay's own) or say, in the vocabulary's
+words, why no reachable configuration matches it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+from gapstate.errors import GapstateError
+from gapstate.run.machine import Machine
+from gapstate.spec.vocabulary import GUARDS, Config
+from gapstate.spec.load import Spec
+from gapstate.spec.table import Literal, Row, Table, format_guards
+
+FIRES = "fires"
+INVALID = "invalid"  # the row refuses its event: the trace ends on that refusal
+UNREACHABLE = "unreachable"
+
+
+def find_row(table: Table, address: str, source: str) -> Row:
+    """The row at a spec line (`212`) or `STATE | EVENT | GUARDS` (guards in any order; see `locate`).
+
+    Raises GapstateError, naming `source` (the spec), when the address is
+    malformed or names no row.
+    """
+    return locate(table, address, source)[0]
+
+
+def locate(table: Table, address: str, source: str) -> tuple[Row, str | None]:
+    """The row an address names, and the state it was asked for when that row is a `*` row.
+
+    `OPEN | loss_silent | -` names no row of its own when `* | loss_silent |
+    -` covers OPEN; it is that row, fired in OPEN.
+    """
+    text = address.strip()
+    if text.isdigit():
+        line = int(text)
+        for row in table.rows:
+            if row.line == line:
+                return row, None
+        raise GapstateError(f"line {line} holds no row of the table", file=source, line=line)
+    from gapstate.spec.parser import parse_address
+
+    try:
+        state, event, guards = parse_address(text)
+    except GapstateError as error:
+        raise GapstateError(f"row address '{address}', column {error.column}: {error.message}", file=source) from None
+    wanted = frozenset(guards)
+    for row in table.rows:
+        if row.state == state and row.event == event and row.guard_set == wanted:
+            return row, None
+    hint = ""
+    near = [r for r in table.rows if r.event == event and r.guard_set == wanted and r.applies_to(state)]
+    if near and near[0].state == "*" and state in table.states:
+        return near[0], state
+    if near:
+        hint = f"; did you mean `{near[0].state} | {event} | {format_guards(near[0].guards)}` (line {near[0].line})?"
+    raise GapstateError(f"no row `{state} | {event} | {format_guards(guards)}` in the table{hint}", file=source)
+
+
+class Ways:
+    """The proof's graph of one spec, and every reachable step grouped by the row it matches."""
+
+    def __init__(self, spec: Spec):
+        from gapstate.proof.explore import explore
+        from gapstate.proof.reach import firings
+        from gapstate.run.replayer import machine_for
+
+        self.spec = spec
+        self.machine: Machine = machine_for(spec)
+        self.exploration = explore(self.machine)
+        self.firings = firings(self.machine, self.exploration)
+
+    def of(self, row: Row, state: str | None = None) -> list:
+        """The reachable steps that fire `row` (from `state` only, when given: a `*` row asked of one state)."""
+        ways = self.firings.get(row.line, [])
+        return ways if state is None else [way for way in ways if way.config.state == state]
+
+    def allowed(self, row: Row) -> bool:
+        assert self.spec.table is not None
+        return any(allowance.names(row) for allowance in self.spec.table.allowances)
+
+    def configurations(self, states: set[str]) -> list[Config]:
+        """The reachable configurations in these states that can still take a step."""
+        machine = self.machine
+        return [
+            c
+            for c in self.exploration.graph.nodes
+            if c.state in states and not c.ended and machine.within_caps(c)
+        ]
+
+
+@dataclass(frozen=True)
+class RowWitness:
+    """What `gapstate witness` found for one row, shaped like its JSON output."""
+
+    row: Row
+    status: str  # FIRES, INVALID or UNREACHABLE
+    trace: tuple[dict[str, Any], ...] | None
+    steps: tuple[dict[str, Any], ...] | None
+    reason: str | None  # why the row does not fire (None when it does)
+    detour: bool = False  # every way there breaks a rule first
+
+    @property
+    def ok(self) -> bool:
+        return self.status == FIRES
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "row": self.row.line,
+            "state": self.row.state,
+            "event": self.row.event,
+            "guards": {lit.guard: lit.positive for lit in self.row.guards},
+            "trace": list(self.trace) if self.trace is not None else None,
+            "steps": list(self.steps) if self.steps is not None else None,
+        }
+        if self.reason is not None:
+            out["reason"] = self.reason
+        return out
+
+
+def witness(ways: Ways, row: Row, state: str | None = None) -> RowWitness:
+    """The shortest trace whose last event fires `row` (in `state`, for a `*` row), walking only steps that break no rule.
+
+    For an `invalid` row the trace ends on the refused event (its steps stop
+    before it); for a row no reachable configuration matches there is no
+    trace, and the reason says which of its guards never hold.
+    """
+    from gapstate.proof.paths import shortest_firing_trace
+    from gapstate.run.replayer import replay
+    from gapstate.run.trace import from_dicts
+
+    found = shortest_firing_trace(ways.exploration, ways.of(row, state))
+    if found is None:
+        return RowWitness(row, UNREACHABLE, None, None, why_unreachable(ways, row))
+    result = replay(ways.spec, from_dicts(found.trace))
+    steps = tuple(step.to_dict() for step in result.steps or ())
+    if row.invalid:
+        reason = (
+            f"{row.event} is refused in {found.firing.config.state}: row at line {row.line} marks it invalid; "
+            "the trace ends on that refusal"
+        )
+        return RowWitness(row, INVALID, tuple(found.trace), steps, reason, found.detour)
+    assert steps and steps[-1]["row"] == row.line, "a witness must replay to its own row"
+    return RowWitness(row, FIRES, tuple(found.trace), steps, None, found.detour)
+
+
+def _holds(literals: tuple[Literal, ...], values: dict[str, bool]) -> bool:
+    return all(values[lit.guard] == lit.positive for lit in literals)
+
+
+def why_unreachable(ways: Ways, row: Row) -> str:
+    """Why no reachable configuration fires `row`, in the guards' own words.
+
+    Either no reachable configuration is in its state; or the smallest set
+    of its guards that never hold together there (one guard, for the
+    bundled table's three allowed rows: every reachable OPEN or DUE
+    configuration still has an attempt left); or an earlier row takes every
+    valuation it matches.
+    """
+    assert ways.spec.table is not None
+    states = {s for s in ways.spec.table.states if row.applies_to(s)}
+    where = " or ".join(sorted(states)) if row.state != "*" else "any state"
+    configs = ways.configurations(states)
+    if not configs:
+        return f"no reachable configuration is in {where}"
+    machine = ways.machine
+    valuations = [
+        machine.guard_values(c, row.event, choice)[1] for c in configs for choice in machine.choices(c, row.event)
+    ]
+    count = f"{len(configs)} reachable {where} configuration{'s' if len(configs) != 1 else ''}"
+    for size in range(1, len(row.guards) + 1):
+        for subset in combinations(row.guards, size):
+            if any(_holds(subset, values) for values in valuations):
+                continue
+            if size == 1:
+                (lit,) = subset
+                always = "true" if not lit.positive else "false"
+                return (
+                    f"`{lit}` never holds on {row.event}: {lit.guard} ({GUARDS[lit.guard].meaning}) "
+                    f"is {always} in every one of the {count}"
+                )
+            shown = ", ".join(f"`{lit}`" for lit in subset)
+            return f"{shown} never hold together on {row.event} in any of the {count}"
+    taken = sorted({
+        machine.step(c, row.event, choice).row.line  # type: ignore[union-attr]
+        for c in configs
+        for choice in machine.choices(c, row.event)
+        if _holds(row.guards, machine.guard_values(c, row.event, choice)[1])
+    })
+    lines = ", ".join(str(line) for line in taken)
+    return f"every reachable valuation it matches is taken by the row{'s' if len(taken) != 1 else ''} at line {lines}, written first"

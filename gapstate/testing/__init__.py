@@ -1,0 +1,1 @@
+"""Testing implementations: guided walks, fuzzing, conformance vectors and the line protocol."""
