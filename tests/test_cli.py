@@ -16,7 +16,7 @@ import gapstate
 from gapstate.cli import main
 
 from .support import ROOT, SPEC_TEXT, line_of, replay, run, variant, write_trace
-from .test_classify import control, report, silent, stall, turn, verdicts  # the report builders
+from .test_attribution_classifier import control, report, silent, stall, turn, verdicts  # the report builders
 
 EXAMPLE = ROOT / "spec" / "classify-example.json"
 
