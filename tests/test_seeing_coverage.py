@@ -129,3 +129,19 @@ def test_coverage_of_a_malformed_trace_exits_2_naming_it_and_its_line(tmp_path):
     result = run("coverage", str(good), str(bad))
     assert result.exit_code == 2 and f"{bad}:2:" in result.stderr and "unknown event 'nap'" in result.stderr
     assert run("coverage", str(tmp_path / "missing.jsonl")).exit_code == 2
+
+
+def test_keep_going_lists_unusable_traces_counts_the_rest_and_exits_1(tmp_path):
+    good, bad = tmp_path / "good.jsonl", tmp_path / "bad.jsonl"
+    good.write_text('{"event": "busy_start"}\n{"event": "busy_end"}\n', encoding="utf-8")
+    bad.write_text('{"event": "busy_start"}\n{"event": "nap"}\n', encoding="utf-8")
+    missing = str(tmp_path / "missing.jsonl")
+    result = run("coverage", str(good), str(bad), missing, "--keep-going", "--format", "json")
+    assert result.exit_code == 1  # never 0: some of the traffic was not looked at
+    document = json.loads(result.stdout)
+    assert (document["traces"], document["events"], document["stopped"]) == (1, 2, [])
+    assert [(u["trace"], u["line"]) for u in document["unusable"]] == [(str(bad), 2), (missing, None)]
+    assert "unknown event 'nap'" in document["unusable"][0]["message"] and document["unusable"][1]["message"] == "no such file"
+    text = run("coverage", str(good), str(bad), "--keep-going").stdout
+    assert f"  {bad}:2: unknown event 'nap'" in text
+    assert run("coverage", str(good), "--keep-going").exit_code == 0  # nothing unusable: as without it

@@ -205,3 +205,20 @@ JOBS = click.option(
     default=None,
     help="Worker processes replaying traces (default: every core).",
 )
+
+
+def _split_field(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and (value in ("event", "t", "id", "speech_start") or not value):
+        raise click.BadParameter(f"'{value}' is a field of the events themselves; name the field that tells sessions apart")
+    return value
+
+
+SPLIT_BY = click.option(
+    "--split-by",
+    "split_by",
+    metavar="FIELD",
+    default=None,
+    callback=_split_field,
+    help="Each file is a log of many sessions, interleaved, each line naming its session in FIELD "
+    "(a string or integer); sessions are named PATH#VALUE.",
+)

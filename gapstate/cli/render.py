@@ -320,6 +320,12 @@ def coverage_text(result: Any, rows: dict[int, str]) -> str:
         for stop in result.stopped:
             error = stop.error
             lines.append(f"  {stop.trace}:{error.line}: the {_nth(error.index)} event: {error.kind}: {error.message}")
+    if result.unusable:
+        count = len(result.unusable)
+        lines.append(f"unusable: {count} trace{'s' if count != 1 else ''} could not be read (not counted)")
+        for bad in result.unusable:
+            where = bad.trace if bad.line is None else f"{bad.trace}:{bad.line}"
+            lines.append(f"  {where}: {bad.message}")
     return "\n".join(lines)
 
 

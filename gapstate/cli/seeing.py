@@ -11,6 +11,7 @@ from gapstate.cli.base import (
     FORMAT,
     JOBS,
     SPEC,
+    SPLIT_BY,
     format_option,
     jobs_default,
     main,
@@ -80,16 +81,18 @@ def explain(address: str, spec_path: str | None, fmt: str) -> None:
     click.echo(to_json(said.to_dict()) if fmt == "json" else explain_text(said))
 
 
-def _fired(spec: Any, paths: tuple[str, ...], jobs: int, label: str) -> Any:
+def _fired(spec: Any, paths: tuple[str, ...], jobs: int, label: str, split_by: str | None = None,
+           keep_going: bool = False) -> Any:
     """Replay the trace files (folders: their *.jsonl) with a progress bar on a terminal."""
     from gapstate.seeing.coverage import coverage as run
     from gapstate.seeing.coverage import trace_files
 
     files = list(trace_files(paths))
+    options = {"split_by": split_by, "keep_going": keep_going}
     if sys.stderr.isatty() and len(files) > 1:
         with click.progressbar(length=len(files), label=label, file=sys.stderr) as bar:
-            return run(spec, spec.text, files, jobs, progress=lambda: bar.update(1))
-    return run(spec, spec.text, files, jobs)
+            return run(spec, spec.text, files, jobs, progress=lambda: bar.update(1), **options)
+    return run(spec, spec.text, files, jobs, **options)
 
 
 @main.command()
@@ -97,28 +100,33 @@ def _fired(spec: Any, paths: tuple[str, ...], jobs: int, label: str) -> Any:
 @SPEC
 @FORMAT
 @JOBS
+@SPLIT_BY
 @click.option("--require-all", is_flag=True, help="Exit 1 when some reachable row was never fired.")
+@click.option("--keep-going", is_flag=True, help="List unusable traces (malformed, unreadable) and count the rest; exit 1.")
 @reports_errors
-def coverage(traces: tuple[str, ...], spec_path: str | None, fmt: str, jobs: int | None, require_all: bool) -> None:
+def coverage(traces: tuple[str, ...], spec_path: str | None, fmt: str, jobs: int | None, split_by: str | None,
+             require_all: bool, keep_going: bool) -> None:
     """Replay recorded traces and report how often each reachable row fired.
 
     TRACE is a JSON Lines trace file, or a folder (its *.jsonl files,
-    recursively). A trace that stops (an invalid event, a broken rule)
-    counts the steps before the stop and is listed. Exit 0; 1 when a trace
-    stopped (it broke the table, as `replay` would say), or with
-    --require-all when some reachable row was never fired; 2 for a
-    malformed trace (named, with its line) or an unusable spec.
+    recursively); with --split-by FIELD, each file is a log of many
+    sessions told apart by FIELD. A trace that stops (an invalid event, a
+    broken rule) counts the steps before the stop and is listed. Exit 0; 1
+    when a trace stopped (it broke the table, as `replay` would say), with
+    --require-all when some reachable row was never fired, or with
+    --keep-going when some trace could not be used; 2 for a malformed trace
+    (named, with its line; --keep-going lists it instead) or an unusable spec.
     """
     from gapstate.cli.render import coverage_text, to_json
 
     spec = spec_for(spec_path)
     spec.require_steppable()
-    result = _fired(spec, traces, jobs or jobs_default(), "replaying")
+    result = _fired(spec, traces, jobs or jobs_default(), "replaying", split_by, keep_going)
     if fmt == "json":
         click.echo(to_json(result.to_dict()))
     else:
         click.echo(coverage_text(result, {row.line: str(row) for row in spec.table.rows}))
-    sys.exit(1 if result.stopped or (require_all and result.never) else 0)
+    sys.exit(1 if result.stopped or result.unusable or (require_all and result.never) else 0)
 
 
 @main.command()

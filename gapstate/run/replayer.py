@@ -295,15 +295,18 @@ def replay(
     stop = session.run(iterator, record, line_of=line_of)
     error: ReplayError | None = None
     if stop is not None:
-        line = line_of(stop.index) if line_of is not None else stop.index + 1
-        outcome = stop.outcome
-        if outcome.status is not Status.OK:
-            error = _refusal(stop.index, stop.event, line, stop.before, outcome)
-        else:
-            broken = "; ".join(f"{rid}: {_DESCRIPTIONS[rid]}" for rid in outcome.broken)
-            error = ReplayError(stop.index, "rule", f"row at line {outcome.row.line} breaks {broken}", line)
+        error = stop_error(stop, line_of(stop.index) if line_of is not None else stop.index + 1)
     total = session.read + sum(1 for _ in iterator)  # reading the rest validates it
     return ReplayResult(tuple(steps) if steps is not None else None, session.config, error, total)
+
+
+def stop_error(stop: Stop, line: int) -> ReplayError:
+    """Why `Session.run` stopped, as replay reports it; `line` is the trace line of the event."""
+    outcome = stop.outcome
+    if outcome.status is not Status.OK:
+        return _refusal(stop.index, stop.event, line, stop.before, outcome)
+    broken = "; ".join(f"{rid}: {_DESCRIPTIONS[rid]}" for rid in outcome.broken)
+    return ReplayError(stop.index, "rule", f"row at line {outcome.row.line} breaks {broken}", line)  # type: ignore[union-attr]
 
 
 def _refusal(index: int, event: str, line: int, config: Config, outcome: Outcome) -> ReplayError:

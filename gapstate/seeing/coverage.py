@@ -16,7 +16,6 @@ first malformed trace in that order is the one reported.
 from __future__ import annotations
 
 import os
-import signal
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from gapstate.errors import GapstateError
+from gapstate.run.recorded import Unusable
 from gapstate.run.replayer import ReplayError
 from gapstate.spec.load import Spec, parse_spec
 
@@ -58,6 +58,7 @@ class CoverageResult:
     fired: dict[int, int]  # every reachable row (zero included), and any other row fired
     reachable: tuple[int, ...]  # lines of the rows the proof finds reachable
     stopped: tuple[Stop, ...]
+    unusable: tuple[Unusable, ...] | None = None  # with --keep-going: the traces that could not be read
 
     @property
     def never(self) -> tuple[int, ...]:
@@ -71,20 +72,11 @@ class CoverageResult:
             "never": list(self.never),
             "reachable": len(self.reachable),
             "stopped": [stop.to_dict() for stop in self.stopped],
+            **({} if self.unusable is None else {"unusable": [u.to_dict() for u in self.unusable]}),
         }
 
     def __getitem__(self, key: str) -> Any:
         return self.to_dict()[key]
-
-
-def count(spec: Spec, events: Any, name: str) -> TraceCount:
-    """Replay one trace's checked events (see `trace.Events`) and count the rows its steps fired."""
-    from gapstate.run.replayer import replay
-
-    fired: Counter[int] = Counter()
-    result = replay(spec, events, keep_steps=False, on_step=lambda step: fired.update((step.row,)))
-    stop = None if result.error is None else Stop(name, result.error)
-    return TraceCount(name, dict(fired), result.events, stop)
 
 
 def trace_files(paths: Iterable[str]) -> Iterator[str]:
@@ -103,30 +95,33 @@ def trace_files(paths: Iterable[str]) -> Iterator[str]:
             yield path
 
 
-# The spec each worker process replays against, set once by `_start`.
-_WORKER_SPEC: Spec | None = None
+def _context(text: str, name: str, split_by: str | None, keep_going: bool) -> tuple[Any, ...]:
+    """What a worker replays with: the spec (parsed from its text), its machine, and how to read traces."""
+    from gapstate.run.replayer import machine_for
+
+    spec = parse_spec(text, name)
+    return spec, machine_for(spec), split_by, keep_going
 
 
-def _start(text: str, name: str) -> None:
-    global _WORKER_SPEC
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    _WORKER_SPEC = parse_spec(text, name)
+def _tally() -> tuple[Callable[[Any], None], Counter[int]]:
+    fired: Counter[int] = Counter()
+    return (lambda step: fired.update((step.row,))), fired
 
 
-def _count_file(spec: Spec, path: str) -> TraceCount | tuple[str, str | None, int | None, int | None]:
-    """A trace file's count, or a malformed file's error as plain data (it crosses a pipe)."""
-    from gapstate.spec.source import label
-    from gapstate.run.trace import read_trace
+def _count_path(context: tuple[Any, ...], path: str) -> list[TraceCount | Unusable]:
+    """Each session of a trace file counted, or why it could not be read (plain data: it crosses a pipe)."""
+    from gapstate.run.recorded import replay_path
+    from gapstate.run.replayer import stop_error
 
-    try:
-        return count(spec, read_trace(path), label(path))
-    except GapstateError as error:
-        return (error.message, error.file, error.line, error.column)
-
-
-def _work(path: str) -> TraceCount | tuple[str, str | None, int | None, int | None]:
-    assert _WORKER_SPEC is not None
-    return _count_file(_WORKER_SPEC, path)
+    _, machine, split_by, keep_going = context
+    counted: list[TraceCount | Unusable] = []
+    for item in replay_path(machine, path, split_by, _tally, keep_going):
+        if isinstance(item, Unusable):
+            counted.append(item)
+        else:
+            stop = None if item.stop is None else Stop(item.trace, stop_error(item.stop, item.line))
+            counted.append(TraceCount(item.trace, dict(item.tally), item.events, stop))
+    return counted
 
 
 def coverage(
@@ -135,41 +130,39 @@ def coverage(
     paths: list[str],
     jobs: int,
     progress: Callable[[], None] | None = None,
+    split_by: str | None = None,
+    keep_going: bool = False,
 ) -> CoverageResult:
     """Replay every trace file in `paths` against the spec and add up the rows fired.
 
     `spec_text` is the spec's markdown, which the worker processes parse for
-    themselves. Raises GapstateError for the first malformed trace, in the
-    order of `paths`.
+    themselves. With `split_by`, each file is a log of sessions keyed by that
+    field (see `gapstate.run.recorded`). Raises GapstateError for the first
+    unusable trace, in the order of `paths`; with `keep_going`, lists it in
+    `unusable` and counts the rest.
     """
     from gapstate.proof.explore import explore
+    from gapstate.run.recorded import in_order
     from gapstate.run.replayer import machine_for
 
     reachable = tuple(sorted(explore(machine_for(spec)).fired))
     fired: Counter[int] = Counter({line: 0 for line in reachable})
-    events = 0
+    events = traces = 0
     stopped: list[Stop] = []
-    for item in _counts(spec, spec_text, paths, jobs):
-        if isinstance(item, tuple):
-            message, file, line, column = item
-            raise GapstateError(message, file, line, column)
-        fired.update(item.fired)
-        events += item.events
-        if item.stop is not None:
-            stopped.append(item.stop)
+    unusable: list[Unusable] = []
+    context = (spec, machine_for(spec), split_by, keep_going)
+    for counted in in_order(_count_path, context, paths, jobs, _context, (spec_text, spec.path, split_by, keep_going)):
+        for item in counted:
+            if isinstance(item, Unusable):
+                if not keep_going:
+                    raise item.error()
+                unusable.append(item)
+                continue
+            traces += 1
+            fired.update(item.fired)
+            events += item.events
+            if item.stop is not None:
+                stopped.append(item.stop)
         if progress is not None:
             progress()
-    return CoverageResult(len(paths), events, dict(fired), reachable, tuple(stopped))
-
-
-def _counts(spec: Spec, spec_text: str, paths: list[str], jobs: int) -> Iterator[Any]:
-    """Each path's count, in order: in this process, or from a pool when it pays."""
-    if jobs <= 1 or len(paths) < 2 * jobs or "-" in paths:
-        for path in paths:
-            yield _count_file(spec, path)
-        return
-    import multiprocessing
-
-    chunk = max(1, min(64, len(paths) // (jobs * 8)))
-    with multiprocessing.Pool(jobs, initializer=_start, initargs=(spec_text, spec.path)) as pool:
-        yield from pool.imap(_work, paths, chunksize=chunk)
+    return CoverageResult(traces, events, dict(fired), reachable, tuple(stopped), tuple(unusable) if keep_going else None)
