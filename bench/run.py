@@ -299,12 +299,12 @@ def write_results(figures: list[Figure], started: datetime.datetime, before: tup
         handle.write("\n".join(lines) + "\n")
     os.replace(temporary, path)
     print(f"wrote {os.path.relpath(path)}")
-    _quote_in_readme(f"{started:%Y-%m-%d %H:%M} UTC", [line for line in lines if line.startswith("|")])
+    _quote_in_docs(f"{started:%Y-%m-%d %H:%M} UTC", [line for line in lines if line.startswith("|")])
 
 
-def _quote_in_readme(date: str, table: list[str]) -> None:
-    """Put the same table in the README's benchmark section, so its figures are the last run's (a test checks)."""
-    path = os.path.join(ROOT, "README.md")
+def _quote_in_docs(date: str, table: list[str]) -> None:
+    """Put the same table in docs/performance.md, so its figures are the last run's (a test checks)."""
+    path = os.path.join(ROOT, "docs", "performance.md")
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
     start = text.find("Last run (")

@@ -30,7 +30,7 @@ def without_diagram(text: str) -> str:
 
     A changed table makes the bundled spec's diagram stale; tests that change
     the table and name every finding they expect drop it, so that only
-    tests/test_diagram.py and tests/test_graph.py deal in `stale_diagram`.
+    tests/test_seeing_diagram.py and tests/test_cli_seeing.py deal in `stale_diagram`.
     """
     lines = text.splitlines(keepends=True)
     for block in reversed(marked_blocks([line.rstrip("\r\n") for line in lines])):

@@ -1,4 +1,4 @@
-"""The README's GitHub Actions workflow is valid against the GitHub workflow schema (needs check-jsonschema)."""
+"""docs/ci.md: its GitHub Actions workflow is valid against the GitHub workflow schema (needs check-jsonschema)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 from .support import ROOT
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-SECTION = README.split("### A GitHub Actions workflow", 1)[1]
+PAGE = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+SECTION = PAGE.split("## A GitHub Actions workflow", 1)[1]
 WORKFLOW = re.search(r"```yaml\n(.*?)```\n", SECTION, flags=re.S).group(1)
 CHECK_JSONSCHEMA = shutil.which("check-jsonschema")
 

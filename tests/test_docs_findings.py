@@ -50,12 +50,3 @@ def test_the_example_prints_what_the_page_shows(tmp_path, kind, diff, shown):
     first = shown.splitlines()[0].split(": ")
     assert first[1] == kind if kind in KINDS else first[1:3] == ["rule", kind]
 
-
-def test_the_readme_quotes_the_benchmark_table_of_bench_results_as_it_stands():
-    """The figures in the README are the last run's, not remembered ones: `python bench/run.py` writes both."""
-    results = (ROOT / "bench" / "RESULTS.md").read_text(encoding="utf-8")
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    table = [line for line in results.splitlines() if line.startswith("|")]
-    assert len(table) > 2 and "\n".join(table) in readme
-    date = next(line for line in results.splitlines() if line.startswith("- date: "))[len("- date: ") :]
-    assert f"Last run ({date}, quoted from bench/RESULTS.md" in readme

@@ -82,9 +82,9 @@ def test_the_hook_checks_files_named_gap_state_md_and_fails_on_findings(tmp_path
 
 
 @needs_pre_commit
-def test_the_manifest_and_the_readme_snippet_are_valid_for_pre_commit(tmp_path):
+def test_the_manifest_and_the_docs_snippet_are_valid_for_pre_commit(tmp_path):
     assert subprocess.run([PRE_COMMIT, "validate-manifest", str(ROOT / ".pre-commit-hooks.yaml")]).returncode == 0
-    section = (ROOT / "README.md").read_text(encoding="utf-8").split("### A pre-commit hook", 1)[1]
+    section = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8").split("## A pre-commit hook", 1)[1]
     config = tmp_path / ".pre-commit-config.yaml"
     config.write_text(re.search(r"```yaml\n(.*?)```\n", section, flags=re.S).group(1), encoding="utf-8")
     done = subprocess.run([PRE_COMMIT, "validate-config", str(config)], capture_output=True, text=True)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import os
 import re
+from pathlib import Path
 
 import pytest
 
+from gapstate import reference
 from gapstate.review.github import command, escape_data, escape_property
 
 from .support import ROOT
@@ -116,6 +118,8 @@ def test_check_sarif_output_matches_the_golden_file():
     driver = document["runs"][0]["tool"]["driver"]
     assert driver["version"] == package.__version__
     driver["version"] = "VERSION"  # the golden file survives a release
+    for rule in driver["rules"]:  # and an install elsewhere: the installed catalogue page
+        assert rule.pop("helpUri") == f"{Path(reference.path('findings')).as_uri()}#{rule['id']}"
     text = json.dumps(document, indent=2) + "\n"
     assert text == golden("defective.sarif.json", text)
 

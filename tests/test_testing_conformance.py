@@ -261,7 +261,7 @@ def test_the_command_needs_a_command():
 
 def test_the_adapter_on_the_docs_page_conforms_when_it_wraps_the_room_loop(tmp_path):
     page = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
-    adapter = re.search(r"## A minimal adapter.*?```python\n(.*?)```", page, flags=re.S).group(1)
+    adapter = re.search(r"## A minimal adapter.*?```python[^\n]*\n(.*?)```", page, flags=re.S).group(1)
     (tmp_path / "adapter.py").write_text(adapter, encoding="utf-8")
     (tmp_path / "my_agent.py").write_text(
         "import importlib.util\n"

@@ -132,7 +132,7 @@ def test_require_coverage_passes_when_every_reachable_row_fired(tmp_path):
     assert "fired 9 of 9 reachable rows" in result.stdout and "no rule broken" in result.stdout
 
 
-# Saving, piping, and the README's example ----------------------------------------------------
+# Saving, piping, and the example of docs/fuzz.md -------------------------------------------------
 
 
 def test_save_writes_a_trace_that_replays_to_the_same_failure(tmp_path):
@@ -167,8 +167,8 @@ def test_jsonl_puts_only_the_trace_on_stdout_so_it_pipes_into_replay(tmp_path):
     assert clean.exit_code == 0 and clean.stdout == "" and "no rule broken" in clean.stderr
 
 
-def test_the_readme_fuzz_example_prints_what_the_readme_shows(tmp_path, monkeypatch):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_fuzz_example_prints_what_docs_fuzz_md_shows(tmp_path, monkeypatch):
+    readme = (ROOT / "docs" / "fuzz.md").read_text(encoding="utf-8")
     block = re.search(r"\n    \$ (gapstate fuzz --spec written-off.md [^\n]*)\n((?:    [^\n]*\n)+)", readme)
     command, shown = block.group(1), [line[4:] for line in block.group(2).splitlines()]
     setup = re.search(r"written-off\.md` is the bundled spec with the row\n\n    (.*)\n\nchanged to\n\n    (.*)\n", readme)
@@ -177,7 +177,7 @@ def test_the_readme_fuzz_example_prints_what_the_readme_shows(tmp_path, monkeypa
     result = CliRunner().invoke(main, command.split()[1:])
     assert result.exit_code == 1
     assert result.stdout.splitlines() == shown
-    # the stderr line the README quotes counts events from 1, and says of how many
+    # the stderr line the page quotes counts events from 1, and says of how many
     said = re.search(r"and on stderr `(.*?) \.\.\.`", readme).group(1)
     assert said == f"rule at event {len(shown)} of {len(shown)}: row at line 201 breaks exit-unnamed:"
     assert said in result.stderr

@@ -145,11 +145,30 @@ def spec_for(spec_path: str | None) -> Any:
     return read_spec(resolve_spec_path(spec_path))
 
 
+class Documented(click.Command):
+    """A command whose --help ends by naming its reference page, as installed (gapstate.reference)."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from gapstate import reference
+
+        self.epilog = self.epilog or reference.epilog(self.name)
+        super().format_epilog(ctx, formatter)
+
+
 class Gapstate(click.Group):
     """click's group, but Ctrl-C exits 130 and a closed stdout 141, both quietly.
 
     click would print "Aborted!" and exit 1 for both, and 1 means findings here.
+    Its commands are `Documented`: their help names their reference page.
     """
+
+    command_class = Documented
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from gapstate import reference
+
+        self.epilog = self.epilog or reference.epilog(None)
+        super().format_epilog(ctx, formatter)
 
     def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
              standalone_mode: bool = True, **extra: Any) -> Any:

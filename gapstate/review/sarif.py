@@ -1,8 +1,8 @@
 """SARIF 2.1.0 for `gapstate check --format sarif`: what code-scanning tools upload.
 
 One reporting rule per finding kind of the catalogue (its id is the kind,
-its descriptions come from the finding's class, its help points to
-docs/findings.md), and one result per finding at its spec line and column.
+its descriptions come from the finding's class, its help and `helpUri`
+point to docs/findings.md, installed with gapstate), and one result per finding at its spec line and column.
 A finding's extra data (a `rule` finding's rule id and counterexample
 trace, a `not_total` valuation...) go into the result's `properties`.
 """
@@ -14,8 +14,10 @@ from pathlib import Path, PurePath
 from typing import Any
 from urllib.parse import quote
 
+from gapstate import reference
+
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-CATALOGUE_PAGE = "docs/findings.md"
+CATALOGUE_PAGE = reference.name(reference.FINDINGS)
 
 
 def _summary(cls: type) -> str:
@@ -36,6 +38,7 @@ def reporting_rule(cls: Any) -> dict[str, Any]:
             "text": f"See {CATALOGUE_PAGE}, section `{cls.kind}`: what it checks, why it matters, a minimal example, the message and the fix.",
             "markdown": f"See [{CATALOGUE_PAGE}]({CATALOGUE_PAGE}#{cls.kind}), section `{cls.kind}`: what it checks, why it matters, a minimal example, the message and the fix.",
         },
+        "helpUri": reference.uri(reference.FINDINGS, cls.kind),  # SARIF wants an absolute URI: the installed page
         "defaultConfiguration": {"level": "error"},
     }
 
