@@ -29,7 +29,7 @@ from hypothesis.errors import InvalidArgument
 from gapstate.testing.guide import Guide, guide_for
 from gapstate.run.machine import Status
 from gapstate.run.replayer import Session, machine_for
-from gapstate.spec.vocabulary import EVENTS
+from gapstate.spec.vocabulary import EVENTS, PAYLOADS, SEEN
 from gapstate.spec.load import Spec, resolve
 from gapstate.run.trace import Event
 
@@ -70,30 +70,30 @@ def events(spec: Any = None) -> st.SearchStrategy[dict[str, Any]]:
 
     def payload(name: str) -> st.SearchStrategy[dict[str, Any]]:
         fields: dict[str, st.SearchStrategy[Any]] = {"event": st.just(name)}
-        if name == "loss_voiced":
-            fields["id"] = st.sampled_from(_IDS)
-        if name == "evidence_turn":
-            fields["speech_start"] = times
+        payload = PAYLOADS.get(name)
+        if payload is not None:
+            fields[payload.field] = st.sampled_from(_IDS) if payload.reads == SEEN else times
         return st.fixed_dictionaries(fields, optional={"t": times})
 
     return st.sampled_from(names).flatmap(payload)
 
 
-# The moves a trace can make: an event, and for the two events whose guard
-# comes from the payload, which way the payload points.
+# The moves a trace can make: an event, and for an event whose payload sets a
+# guard (`vocabulary.PAYLOADS`), which way the payload points: a SEEN value
+# fresh or repeated, an AFTER value before, at or after the horizon.
 _FRESH, _REPEAT = "fresh", "repeat"
 _BEFORE, _AT, _AFTER = "before", "at", "after"
+_WAYS = {True: (_FRESH, _REPEAT), False: (_BEFORE, _AT, _AFTER)}  # by "reads SEEN"
 
 
 def _moves(names: tuple[str, ...]) -> tuple[tuple[str, str | None], ...]:
     out: list[tuple[str, str | None]] = []
     for name in names:
-        if name == "loss_voiced":
-            out += [(name, _FRESH), (name, _REPEAT)]
-        elif name == "evidence_turn":
-            out += [(name, _BEFORE), (name, _AT), (name, _AFTER)]
-        else:
+        payload = PAYLOADS.get(name)
+        if payload is None:
             out.append((name, None))
+        else:
+            out += [(name, way) for way in _WAYS[payload.reads == SEEN]]
     return tuple(out)
 
 
@@ -198,13 +198,14 @@ def _wander(draw: st.DrawFn, allowed: set[tuple[str, bool]], session: Session, m
 
 def _way(draw: st.DrawFn, session: Session, name: str, choice: bool) -> str | None:
     """How the payload realizes a guided move's guard choice."""
-    if name == "loss_voiced":
+    payload = PAYLOADS.get(name)
+    if payload is None:
+        return None
+    if payload.reads == SEEN:
         return _REPEAT if choice else _FRESH
-    if name == "evidence_turn":
-        if choice:
-            return _AFTER
-        return _AT if session.horizon() is not None and draw(_BOOL) else _BEFORE
-    return None
+    if choice:
+        return _AFTER
+    return _AT if session.horizon() is not None and draw(_BOOL) else _BEFORE
 
 
 def _targets(spec: Spec, toward: Any) -> tuple[int, ...] | None:
@@ -271,22 +272,23 @@ def traces(spec: Any = None, max_size: int = 60, toward: Any = None) -> st.Searc
         previous = t
         t += _GAPS[draw(_GAP)]
         item: dict[str, Any] = {"event": name, "t": t}
-        if way == _FRESH:
-            item["id"] = next((i for i in _IDS if i not in session.seen), f"iv-{len(session.seen) + 1}")
-        elif way == _REPEAT:
-            seen = sorted(session.seen)
-            item["id"] = seen[draw(_upto(len(seen) - 1))]
-        elif name == "evidence_turn":
+        if way is not None:
+            field = PAYLOADS[name].field
             reference = session.horizon()
-            if reference is None:
-                item["speech_start"] = draw(_upto(t))
+            if way == _FRESH:
+                item[field] = next((i for i in _IDS if i not in session.seen), f"iv-{len(session.seen) + 1}")
+            elif way == _REPEAT:
+                seen = sorted(session.seen)
+                item[field] = seen[draw(_upto(len(seen) - 1))]
+            elif reference is None:
+                item[field] = draw(_upto(t))
             elif way == _AFTER:
-                item["speech_start"] = reference + 1 + draw(_upto(299))
-                t = item["t"] = max(t, item["speech_start"])
+                item[field] = reference + 1 + draw(_upto(299))
+                t = item["t"] = max(t, item[field])
             elif way == _AT or reference == 0:
-                item["speech_start"] = reference
+                item[field] = reference
             else:
-                item["speech_start"] = reference - 1 - draw(_upto(reference - 1))
+                item[field] = reference - 1 - draw(_upto(reference - 1))
         if not first and t == previous and draw(_BOOL):
             del item["t"]  # absent: the previous event's time
         return item, t

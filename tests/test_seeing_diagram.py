@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 import gapstate
-from gapstate.seeing.diagram import ALLOWED, INVALID, MARKER, STAY_ROW, UnclosedBlock, build, dot, mermaid, stale_blocks, update
+from gapstate.seeing.diagram import ALLOWED, REFUSAL, MARKER, STAY_ROW, UnclosedBlock, build, dot, mermaid, stale_blocks, update
 
 from .support import SPEC_TEXT
 
@@ -39,7 +39,7 @@ def test_all_adds_stay_and_invalid_rows_and_allowed_rows_are_dashed():
     assert drawn(diagram) == expected(TABLE.rows)
     kinds = {line: e.kind for e in diagram.edges for line in e.rows}
     assert {line for line, kind in kinds.items() if kind == ALLOWED} == ALLOWED_LINES
-    assert all(kinds[r.line] == INVALID for r in TABLE.rows if r.invalid)
+    assert all(kinds[r.line] == REFUSAL for r in TABLE.rows if r.invalid)
     assert kinds[next(r.line for r in TABLE.rows if r.actions == ("merge_gap",))] == STAY_ROW
     dashed = [line for line in mermaid(diagram).splitlines() if "-.->" in line]
     assert sum("unrepaired_attempts" in line for line in dashed) == 2  # OPEN and DUE, the three allowed rows

@@ -8,7 +8,7 @@ import pytest
 
 import gapstate
 from gapstate.seeing.explain import explain
-from gapstate.seeing.witness import FIRES, INVALID, UNREACHABLE, Ways, find_row, witness
+from gapstate.seeing.witness import FIRES, REFUSED, UNREACHABLE, Ways, find_row, witness
 
 from .support import SPEC_TEXT, run
 
@@ -46,7 +46,7 @@ def test_explain_of_an_allowed_row_says_why_it_never_fires(ways):
 def test_every_row_is_explained_with_the_status_its_witness_has(ways):
     for row in TABLE.rows:
         said = explain(ways, row)
-        expected = INVALID if row.invalid else UNREACHABLE if row.line in ALLOWED else FIRES
+        expected = REFUSED if row.invalid else UNREACHABLE if row.line in ALLOWED else FIRES
         assert said.status == expected, row
         assert (said.configurations > 0) == (expected != UNREACHABLE)
         json.dumps(said.to_dict())

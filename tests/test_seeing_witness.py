@@ -11,7 +11,7 @@ from gapstate.errors import GapstateError
 from gapstate.proof.paths import distances_to, shortest_firing_trace
 from gapstate.run.replayer import replay
 from gapstate.run.trace import from_dicts
-from gapstate.seeing.witness import FIRES, INVALID, UNREACHABLE, Ways, find_row, locate, witness
+from gapstate.seeing.witness import FIRES, REFUSED, UNREACHABLE, Ways, find_row, locate, witness
 
 from .support import SPEC_TEXT, line_of, run, variant
 
@@ -58,7 +58,7 @@ def test_the_allowed_rows_have_no_witness_because_an_attempt_is_always_left(ways
 def test_every_invalid_row_gets_the_shortest_trace_ending_on_its_refusal(ways):
     for row in REFUSING:
         found = witness(ways, row)
-        assert found.status == INVALID and "refused" in found.reason
+        assert found.status == REFUSED and "refused" in found.reason
         result = replay(SPEC, from_dicts(found.trace))
         assert result.error.kind == "invalid_event" and result.error.index == len(found.trace) - 1, row
         assert f"row at line {row.line}" in result.error.message

@@ -131,8 +131,8 @@ def replay_step_line(step: Any, caps: dict[str, int]) -> str:
 
     People count lines from 1, so a step is named by its trace line (the
     JSON keeps the contract's 0-based index). Where the event's payload
-    decides a guard, the line says how: the id for `dup`, `speech_start`
-    against the time it had to follow for `post_send`.
+    decides a guard, the line says how: a SEEN value (the id) seen before or
+    new, an AFTER value (speech_start) against the time it had to follow.
     """
     outcome = step.outcome
     guards = ",".join(g if v else f"!{g}" for g, v in outcome.guards) or "-"
@@ -151,17 +151,19 @@ def replay_step_line(step: Any, caps: dict[str, int]) -> str:
 
 def _payload_reason(step: Any) -> str:
     """How the event's own fields decided the guard the row names, if one did."""
+    from gapstate.spec.vocabulary import CHOICE_OF, PAYLOADS, SEEN
+
     item, named = step.item, dict(step.outcome.guards)
-    if item is None:
+    guard = CHOICE_OF.get(step.event)
+    if item is None or guard not in named:
         return ""
-    if "dup" in named:
-        return f"id {item.id} {'seen before' if named['dup'] else 'new'}"
-    if "post_send" in named:
-        if step.horizon is None:
-            return f"speech_start={item.speech_start}, nothing committed yet"
-        relation = ">" if named["post_send"] else "<="
-        return f"speech_start={item.speech_start} {relation} {step.horizon}"
-    return ""
+    field = PAYLOADS[step.event].field
+    value = getattr(item, field)
+    if PAYLOADS[step.event].reads == SEEN:
+        return f"{field} {value} {'seen before' if named[guard] else 'new'}"
+    if step.horizon is None:
+        return f"{field}={value}, nothing committed yet"
+    return f"{field}={value} {'>' if named[guard] else '<='} {step.horizon}"
 
 
 def replay_tail(result: Any, caps: dict[str, int], source: str) -> str:
@@ -334,12 +336,14 @@ def coverage_text(result: Any, rows: dict[int, str]) -> str:
 
 def explain_text(said: Any) -> str:
     """One row in a reviewer's words: when it fires, what it does, its rules, a trace, or why it never fires."""
+    from gapstate.seeing.witness import REFUSED, UNREACHABLE
+
     row = said.row
     lines = [f"{said.spec}:{row.line}: {row}"]
-    if said.status == "unreachable":
+    if said.status == UNREACHABLE:
         allowed = "allowed with @unreachable" if said.allowed else "NOT allowed: `gapstate check` reports it"
         lines.append(f"never fires ({allowed}): {said.reason}")
-    elif said.status == "invalid":
+    elif said.status == REFUSED:
         lines.append(
             f"refuses {row.event} on {said.configurations} reachable configuration"
             f"{'s' if said.configurations != 1 else ''}: the event cannot occur there and the replay fails on it"
@@ -369,7 +373,7 @@ def explain_text(said: Any) -> str:
                 verdict = f"BROKEN on {note.broken} of {note.checked} reachable steps (see `gapstate check`)"
             lines.append(f"  {note.id}{scope}: {verdict}")
     if said.trace is not None:
-        ends = "ends on its refusal" if said.status == "invalid" else "fires it"
+        ends = "ends on its refusal" if said.status == REFUSED else "fires it"
         lines.append(f"shortest trace that {ends} ({len(said.trace)} event{'s' if len(said.trace) != 1 else ''}):")
         lines.extend(f"  {event}" for event in trace_lines(said.trace))
     return "\n".join(lines)

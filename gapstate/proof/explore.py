@@ -1,7 +1,8 @@
 """Exploring every configuration reachable from the initial one (the only networkx import).
 
 The environment may send any event the table does not mark `invalid` and
-picks `dup` and `post_send` both ways wherever they can be true.
+picks the guards its payload sets (`vocabulary.PAYLOADS`) both ways
+wherever they can be true.
 `concretize` turns a path through the graph into a trace a person can replay.
 """
 
@@ -16,9 +17,11 @@ import networkx as nx
 
 from gapstate.run.machine import Machine, Status
 from gapstate.spec.vocabulary import (
-    ACTIONS,
     COUNTERS,
     EVENTS,
+    PAYLOADS,
+    SEEN,
+    SETTABLE,
     Config,
     action,
 )
@@ -36,7 +39,7 @@ class Walked(NamedTuple):
     """One step of a walk through the configuration graph."""
 
     event: str
-    choice: bool  # the value of the event's chosen guard (dup, post_send)
+    choice: bool  # the value of the guard the event's payload sets
     row: int  # the line of the row that fires
     target: Config  # the configuration after the step
 
@@ -54,7 +57,7 @@ class Edge(NamedTuple):
     """One step out of a configuration: which event (and chosen-guard value) fired which row, to where."""
 
     event: str
-    choice: bool  # the value of the event's chosen guard (dup, post_send); False when it has none
+    choice: bool  # the value of the guard the event's payload sets; False when it sets none
     target: Config
     row: int  # the line of the row that fired
     clean: bool  # the step breaks no rule
@@ -245,7 +248,7 @@ class _Packing:
 
     The classes: a counter that no event or action sets (only adds to) is
     read by the guards and rules only against 0 and against its cap (see
-    `semantics`: `budget_left`, `post_send`, `cap-exceeded`). So two
+    `vocabulary`: the guards and `cap-exceeded`). So two
     configurations that differ only in such a counter, both well inside
     (0, cap), take the same steps, with the counter shifted alike. `fold`
     maps a node to its class representative (the counter set to the first
@@ -261,9 +264,6 @@ class _Packing:
         for row in machine.table.rows:
             for counter in COUNTERS:
                 added[counter] = max(added[counter], sum(action(a).add.get(counter, 0) for a in row.actions))
-        set_somewhere = {name for action in ACTIONS.values() for name in action.sets} | {
-            name for event in EVENTS.values() for name in (*event.sets, *event.then)
-        }
         self.radix: list[tuple[str, int, int]] = []  # (field, stride, size)
         stride = 1
         for name in Config._fields:
@@ -276,7 +276,7 @@ class _Packing:
         self._caps = [(st, size, caps[name]) for name, st, size in self.radix if name in COUNTERS]
         self._shifts = []
         for name, st, size in self.radix:
-            if name in COUNTERS and name not in set_somewhere:
+            if name in COUNTERS and name not in SETTABLE:
                 low = added[name] + 2  # the middle: low..high, where v > 0, v < cap and v + a step's add < cap
                 high = caps[name] - added[name] - 2
                 if high > low:
@@ -384,22 +384,24 @@ def explore(machine: Machine, progress: Callable[[int, int], None] | None = None
 
 
 def concretize(steps: Iterable[tuple[str, bool]]) -> list[dict[str, Any]]:
-    """A replayable trace for abstract steps (event, value of its chosen guard).
+    """A replayable trace for abstract steps (event, value of the guard its payload sets).
 
-    Times advance 100 ms a step. A fresh loss gets a new id and a dup repeats
-    the newest; evidence with post_send speaks 50 ms before its own time, so
-    after every earlier event, and otherwise at 0, after nothing.
+    Times advance 100 ms a step. A fresh SEEN value (an interval id) is a new
+    one and a repeated one the newest; an AFTER value (speech_start) whose
+    guard holds is 50 ms before its own time, so after every earlier event,
+    and otherwise 0, after nothing.
     """
     trace: list[dict[str, Any]] = []
     issued = 0
     for index, (event, choice) in enumerate(steps, start=1):
         item: dict[str, Any] = {"event": event, "t": 100 * index}
-        if event == "loss_voiced":
+        payload = PAYLOADS.get(event)
+        if payload is not None and payload.reads == SEEN:
             if not choice:
                 issued += 1
-            item["id"] = f"iv-{max(issued, 1)}"
-        elif event == "evidence_turn":
-            item["speech_start"] = 100 * index - 50 if choice else 0
+            item[payload.field] = f"iv-{max(issued, 1)}"
+        elif payload is not None:
+            item[payload.field] = 100 * index - 50 if choice else 0
         trace.append(item)
     return trace
 

@@ -1,11 +1,10 @@
 """The interpreter: one pure step function, shared by the explorer and replay.
 
 `Machine.step(config, event, choice)` looks the row up in a table compiled
-once per (state, event), applies the vocabulary of `semantics`, and checks
-every rule on the way. It has no clock, ids or I/O: `choice` is the value of
-the event's chosen guard (`dup` for `loss_voiced`, `post_send` for
-`evidence_turn`), which the explorer picks both ways and replay derives from
-its history. Because the result depends only on its arguments and the finite
+once per (state, event), applies the vocabulary, and checks every rule on
+the way. It has no clock, ids or I/O: `choice` is the value of the guard the
+event's payload sets (`vocabulary.PAYLOADS`), which the explorer picks both
+ways and replay derives from its history. Because the result depends only on its arguments and the finite
 `Config`, it is memoised: after warm-up a replay step is a dictionary hit.
 """
 
@@ -16,8 +15,8 @@ from functools import lru_cache
 from itertools import product
 from typing import NamedTuple
 
-from gapstate.spec import vocabulary as semantics
-from gapstate.spec.vocabulary import CHOICE_OF, COMMITS, EVENTS, GUARDS, RULES, Config, Rule, Transition
+from gapstate.spec import vocabulary
+from gapstate.spec.vocabulary import CHOICE_OF, COMMITS, EVENTS, GUARDS, PAYLOADS, RULES, Config, Rule, Transition
 from gapstate.spec.table import Row, Table
 
 class Status(StrEnum):
@@ -75,11 +74,9 @@ class _Guards(dict):  # type: ignore[type-arg]
 class Node(dict):  # type: ignore[type-arg]
     """A configuration, and the steps replay already took from it: then a step is one lookup.
 
-    Keys are an event's name, or for an event with a chosen guard, the name
-    and the guard's value (`"loss_voiced dup"`, `"evidence_turn
-    not_post_send"`, ...: see `replayer`); values are (the next Node, the
-    Outcome). Only steps that replay plainly
-    are kept: status OK, no rule broken, no commit (whose time replay
+    Keys are an event's name, or for an event whose payload sets a guard,
+    the name and the guard's value (`replayer._keys`); values are (the next
+    Node, the Outcome). Only steps that replay plainly are kept: status OK, no rule broken, no commit (whose time replay
     stamps itself). The machine holds one Node per configuration met.
     """
 
@@ -128,8 +125,8 @@ class Machine:
 
     def choices(self, config: Config, event: str) -> tuple[bool, ...]:
         """The values the event's chosen guard can take here (just False if it has none)."""
-        name = CHOICE_OF.get(event)
-        if name is not None and GUARDS[name].possible(config):
+        payload = PAYLOADS.get(event)
+        if payload is not None and payload.possible(config):
             return (False, True)
         return (False,)
 
@@ -202,7 +199,7 @@ def _compile(row: Row) -> Compiled:
     """The row's actions as field updates, in the order the row lists them."""
     effects: list[tuple[int, bool, object]] = []
     for name in row.actions:
-        action = semantics.action(name)
+        action = vocabulary.action(name)
         effects.extend((_FIELD[counter], True, delta) for counter, delta in action.add.items())
         effects.extend((index, False, value) for index, value in _pairs(action.sets))
     named = guard_names((row,))

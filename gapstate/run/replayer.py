@@ -1,9 +1,10 @@
 """Replaying a trace: the concrete history around the machine's pure step.
 
-The machine knows only whether an event's chosen guard holds. This module
-keeps what decides it: the interval ids seen this session (for `dup`) and the
-times of the last commit and of the last unseen voiced loss (for
-`post_send`). It consumes events as an iterator, so a long trace streams.
+The machine knows only whether the guard an event's payload sets holds. This
+module keeps what decides it (`vocabulary.Payload.reads`): the values seen
+this session (SEEN), and the times of the last commit and of the last unseen
+value (AFTER's horizon). It consumes events as an iterator, so a long trace
+streams.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import msgspec
 
 from gapstate.run.machine import Machine, Outcome, Status, compiled
-from gapstate.spec.vocabulary import COUNTERS, RULES, Config
+from gapstate.spec.vocabulary import CHOICE_OF, COUNTERS, PAYLOADS, RULES, SEEN, Config
 from gapstate.spec.load import Spec
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class Step(msgspec.Struct, frozen=True, gc=False):
     outcome: Outcome
     line: int = 0  # the trace line of the event, as people count (the index counts from 0)
     item: Event | None = None  # the event as read: its t, id and speech_start
-    horizon: int | None = None  # for evidence_turn: what speech had to follow for post_send
+    horizon: int | None = None  # for an AFTER payload: the time its value had to follow
 
     @property
     def source(self) -> str:
@@ -135,11 +136,19 @@ def machine_for(spec: Spec) -> Machine:
     return compiled(spec.require_steppable())
 
 
-_LOSS, _EVIDENCE = "loss_voiced", "evidence_turn"
-# A Node's keys for the two events with a chosen guard, one per value of it:
-# never the bare event name, which the loop looks up first for every event.
-_FRESH, _DUP = "loss_voiced fresh", "loss_voiced dup"
-_NOT_POST_SEND, _POST_SEND = "evidence_turn not_post_send", "evidence_turn post_send"
+class _Chosen(NamedTuple):
+    """An event whose payload sets a guard: how the history reads the field, and a Node key per value."""
+
+    seen: bool  # vocabulary.SEEN: the value was given before; else AFTER: it follows the horizon
+    field: str
+    no: str  # the Node key when the guard is false
+    yes: str  # and when true: never the bare event name, which the loop looks up first
+
+
+_CHOSEN = {
+    event: _Chosen(payload.reads == SEEN, payload.field, f"{event} not_{CHOICE_OF[event]}", f"{event} {CHOICE_OF[event]}")
+    for event, payload in PAYLOADS.items()
+}
 
 
 class Stop(NamedTuple):
@@ -156,7 +165,7 @@ class Session:
 
     `run` feeds events until one is refused or breaks a rule; `feed` is
     `run` for one event. The history (ids seen, the last commit's and the
-    last unseen loss's times) decides `dup` and `post_send` here and nowhere
+    last unseen loss's times) decides the payload guards here and nowhere
     else; an event the machine refuses changes nothing.
 
     The configuration is held as a `machine.Node`, whose dict memoises the
@@ -168,7 +177,7 @@ class Session:
     def __init__(self, machine: Machine):
         self.machine = machine
         self.node = machine.node(machine.initial)
-        self.seen: set[str] = set()  # interval ids seen this session
+        self.seen: set[str] = set()  # SEEN payload values (interval ids) given this session
         self.last_commit: int | None = None  # t of the send_ok that last committed
         self.last_loss: int | None = None  # t of the last unseen voiced loss
         self.read = 0  # the index after the last event `run` read
@@ -178,7 +187,7 @@ class Session:
         return self.node.config
 
     def horizon(self) -> int | None:
-        """The time evidence speech must be strictly after for `post_send`; None before any commit.
+        """The time an AFTER payload's value must be strictly after for its guard; None before any commit.
 
         After the last commit, and after the last unseen voiced loss (times are never negative).
         """
@@ -205,13 +214,14 @@ class Session:
         Each step taken goes to `record` as a `Step` (indexed from `start`,
         its trace line from `line_of(index)`, else index + 1), the
         rule-breaking one included. This loop is replay's hot path: it
-        decides the chosen guard inline (`dup` from the ids seen, `post_send`
+        decides the payload's guard inline (SEEN from the values seen, AFTER
         as `horizon` says), and a step already taken from this configuration
         is one dict lookup.
         """
         machine = self.machine
         node = self.node
         seen = self.seen
+        chosen_of = _CHOSEN.get
         commit, loss = self.last_commit, self.last_loss
         ok = Status.OK
         stop = None
@@ -219,20 +229,26 @@ class Session:
         make = Step
         for index, item in enumerate(events, start):
             name = item.event
-            move = node.get(name)  # an event without a chosen guard, taken from here before
-            horizon = None  # for evidence: the time speech must follow for post_send
+            move = node.get(name)  # an event whose payload sets no guard, taken from here before
+            horizon = None  # for an AFTER payload: the time its value must follow
             if move is None:
-                if name == _LOSS:
-                    choice = item.id in seen
-                    key = _DUP if choice else _FRESH
-                elif name == _EVIDENCE:
-                    if commit is not None:
-                        horizon = commit if loss is None or commit > loss else loss
-                    choice = horizon is not None and item.speech_start > horizon
-                    key = _POST_SEND if choice else _NOT_POST_SEND
-                else:
+                fresh = None  # a SEEN payload's value given for the first time
+                chosen = chosen_of(name)
+                if chosen is None:
                     choice = False
                     key = name
+                else:
+                    reads_seen, field, no, yes = chosen
+                    if reads_seen:
+                        value = getattr(item, field)
+                        choice = value in seen
+                        if not choice:
+                            fresh = value
+                    else:
+                        if commit is not None:
+                            horizon = commit if loss is None or commit > loss else loss
+                        choice = horizon is not None and getattr(item, field) > horizon
+                    key = yes if choice else no
                 move = node.get(key)
                 if move is None:
                     # not taken from here before, or not to be memoised: step the machine
@@ -246,8 +262,8 @@ class Session:
                         if record is not None:
                             line = index + 1 if line_of is None else line_of(index)
                             record(make(index, name, node.config, outcome, line, item, horizon))
-                        if key is _FRESH:
-                            seen.add(item.id)
+                        if fresh is not None:
+                            seen.add(fresh)
                             loss = item.t
                         if outcome.commits:
                             commit = item.t
@@ -257,8 +273,8 @@ class Session:
                         commit = item.t
                     else:
                         node[key] = move
-                if key is _FRESH:
-                    seen.add(item.id)
+                if fresh is not None:
+                    seen.add(fresh)
                     loss = item.t
             if record is not None:
                 record(make(index, name, node.config, move[1], index + 1 if line_of is None else line_of(index), item, horizon))

@@ -21,7 +21,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from gapstate.errors import GapstateError
-from gapstate.spec.vocabulary import EVENTS, closest
+from gapstate.spec.vocabulary import EVENTS, PAYLOADS, closest
 from gapstate.spec.source import label, open_binary
 
 
@@ -30,8 +30,8 @@ class Event(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
     A msgspec struct, so a line decodes straight into it with nothing copied
     on the way. A field the line leaves out is `UNSET`; the reader fills in
-    `t` from the previous event and checks that `loss_voiced` has an `id`
-    and `evidence_turn` a `speech_start`.
+    `t` from the previous event and checks that an event whose payload sets
+    a guard has that field (`vocabulary.PAYLOADS`: `id`, `speech_start`).
     """
 
     event: str
@@ -47,6 +47,9 @@ _EVENTS = list[Event]
 
 
 _FIELDS = ("event", "t", "id", "speech_start")
+# The field each event requires: the one its payload sets a guard from.
+_NEEDS = {event: payload.field for event, payload in PAYLOADS.items()}
+assert set(_NEEDS.values()) <= set(_FIELDS), "a payload field the trace format lacks"
 _KNOWN = ", ".join(EVENTS)
 
 # A trace with more malformed lines than this is reported by its first ones
@@ -172,10 +175,10 @@ def _check(raw: Any, last: int, unset: Any, text: str) -> tuple[str, int | None]
         raw.t = last
     elif t < last:
         return f"'t' goes back in time: {t} after {last}", _field_column(text, "t")
-    if name == "loss_voiced" and raw.id is unset:
-        return "loss_voiced needs an 'id' (the interval id)", 1
-    if name == "evidence_turn" and raw.speech_start is unset:
-        return "evidence_turn needs a 'speech_start' (integer ms)", 1
+    payload = PAYLOADS.get(name)
+    if payload is not None and getattr(raw, payload.field) is unset:
+        article = "an" if payload.field[0] in "aeiou" else "a"
+        return f"{name} needs {article} '{payload.field}' ({payload.says})", 1
     return None
 
 
@@ -281,7 +284,7 @@ class Events:
         return self._first + index - self._start
 
     def _checked(self) -> Iterator[list[Event]]:
-        decode_batch, failure, unset, known = self._decode_batch, msgspec.MsgspecError, UNSET, EVENTS
+        decode_batch, failure, unset, known, needs = self._decode_batch, msgspec.MsgspecError, UNSET, EVENTS, _NEEDS
         batches = iter(self._batches)
         last = 0
         number = 0  # lines before the batch
@@ -313,7 +316,7 @@ class Events:
                     else:
                         fields += 1
                         last = t
-                    if (name == "loss_voiced" and raw.id is unset) or (name == "evidence_turn" and raw.speech_start is unset):
+                    if name in needs and getattr(raw, needs[name]) is unset:
                         good = False
                         break
                 if good and self._from_file and batch.count(b":") != fields:

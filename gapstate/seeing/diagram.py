@@ -22,12 +22,13 @@ from typing import NamedTuple
 
 from gapstate.findings import DiagramProblem, StaleDiagram
 from gapstate.spec.table import STAY, Row, Table
+from gapstate.spec.vocabulary import INVALID
 
 TRANSITION = "transition"  # a row that moves to another state (or names its own)
 STAY_ROW = "stay"  # next is `=`
-INVALID = "invalid"  # the event cannot occur there
+REFUSAL = INVALID  # an `invalid` row: the event cannot occur there
 ALLOWED = "allowed"  # allow-listed as unreachable: drawn dashed
-_KIND_ORDER = (TRANSITION, STAY_ROW, ALLOWED, INVALID)
+_KIND_ORDER = (TRANSITION, STAY_ROW, ALLOWED, REFUSAL)
 
 
 class Edge(NamedTuple):
@@ -58,7 +59,7 @@ def row_label(row: Row) -> str:
 
 def _kind(row: Row, allowed: set[int]) -> str:
     if row.invalid:
-        return INVALID
+        return REFUSAL
     if row.line in allowed:
         return ALLOWED
     return STAY_ROW if row.next == STAY else TRANSITION
@@ -73,7 +74,7 @@ def build(table: Table, all_rows: bool = False, fired: set[int] | None = None) -
         if (row.next == STAY or row.invalid) and not all_rows:
             continue
         kind = _kind(row, allowed)
-        status = None if fired is None or kind in (INVALID, ALLOWED) else row.line in fired
+        status = None if fired is None or kind in (REFUSAL, ALLOWED) else row.line in fired
         for state in table.states:
             if row.applies_to(state):
                 labels, lines = groups.setdefault((state, row.target(state), kind, status), ({}, []))
@@ -106,7 +107,7 @@ def mermaid(diagram: Diagram) -> str:
         lines.append(f'    {node[state]}(["{_mermaid_text(state)}"])')
     styles: list[str] = []
     for index, edge in enumerate(diagram.edges, start=1):  # link 0 is the start arrow
-        arrow = "-.->" if edge.kind in (ALLOWED, INVALID) else "-->"
+        arrow = "-.->" if edge.kind in (ALLOWED, REFUSAL) else "-->"
         label = "<br>".join(_mermaid_text(text) for text in edge.labels)
         lines.append(f'    {node[edge.source]} {arrow}|"{label}"| {node[edge.target]}')
         colour = _edge_colour(edge)
@@ -123,7 +124,7 @@ def _edge_colour(edge: Edge) -> str | None:
         return _FIRED
     if edge.fired is False:
         return _NEVER
-    if edge.kind == INVALID:
+    if edge.kind == REFUSAL:
         return _GREY
     return None
 
@@ -153,7 +154,7 @@ def dot(diagram: Diagram) -> str:
         attributes = [f"label={_dot_text(*edge.labels)}"]
         if edge.kind == ALLOWED:
             attributes.append("style=dashed")
-        elif edge.kind == INVALID:
+        elif edge.kind == REFUSAL:
             attributes.append("style=dotted")
         colour = _edge_colour(edge)
         if colour:

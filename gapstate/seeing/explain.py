@@ -4,7 +4,7 @@ When it fires (how many reachable configurations fire it, and its guards'
 meanings from the vocabulary), what it does to the state, the counters and
 the debt, which rules concern it and whether it keeps them on every
 reachable step, a shortest trace that fires it, and for a row that never
-fires, why. Everything comes from the vocabulary (`semantics`) and the
+fires, why. Everything comes from the vocabulary and the
 proof's graph (through `witness.Ways`); nothing here is written per row.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gapstate.spec.vocabulary import ACTIONS, ENDINGS, EVENTS, FIELD_WORDS, GUARD_FALSE, GUARDS, KEPT_BY, RULES, WRITE_OFFS
+from gapstate.spec.vocabulary import ENDINGS, EVENTS, GUARDS, RULES, WRITE_OFFS, action, field_words, guard_words
 from gapstate.spec.table import STAY, Row
 from gapstate.seeing.witness import Ways, witness
 
@@ -51,7 +51,7 @@ class Explanation:
 
     spec: str
     row: Row
-    status: str  # witness.FIRES, witness.INVALID or witness.UNREACHABLE
+    status: str  # witness.FIRES, witness.REFUSED or witness.UNREACHABLE
     allowed: bool  # allow-listed with @unreachable
     configurations: int  # reachable configurations from which the row fires (or refuses)
     steps: int  # reachable steps (configuration, event, chosen guard) that match it
@@ -100,13 +100,13 @@ def explain(ways: Ways, row: Row, state: str | None = None) -> Explanation:
             not rule.on,
             len(firings),
             broken.get(rule.id, 0),
-            next((str(lit) for lit in row.guards if str(lit) in KEPT_BY.get(rule.id, ())), None),
+            next((str(lit) for lit in row.guards if str(lit) in rule.kept_by), None),
         )
         for rule in RULES
         if not row.invalid and rule.concerns(row.event, row.actions)
     )
     guards = tuple(
-        (str(lit), GUARDS[lit.guard].meaning if lit.positive else GUARD_FALSE[lit.guard])
+        (str(lit), guard_words(lit.guard, lit.positive))
         for lit in row.guards
         if lit.guard in GUARDS
     )
@@ -125,12 +125,6 @@ def explain(ways: Ways, row: Row, state: str | None = None) -> Explanation:
     )
 
 
-def _field_change(field: str, value: object) -> str:
-    if field in FIELD_WORDS and isinstance(value, bool):
-        return FIELD_WORDS[field][0 if value else 1]
-    return f"{field} becomes {value}"
-
-
 def effects(row: Row) -> list[str]:
     """What firing the row does, in words: the state, then the event's own effects, then each action's."""
     if row.invalid:
@@ -142,15 +136,11 @@ def effects(row: Row) -> list[str]:
     ]
     event = EVENTS[row.event]
     for field, value in {**event.sets, **event.then}.items():
-        out.append(f"{row.event}: {_field_change(field, value)}")
+        out.append(f"{row.event}: {field_words(field, value)}")
     for name in row.actions:
-        action = ACTIONS[name]
-        said = [f"{counter} {delta:+d}" for counter, delta in action.add.items()]
-        for field, value in action.sets.items():
-            if field == "episode_attempts" and value == 0:
-                said.append("a fresh attempt allowance (episode_attempts back to 0)")
-            else:
-                said.append(_field_change(field, value))
+        does = action(name)
+        said = [f"{counter} {delta:+d}" for counter, delta in does.add.items()]
+        said.extend(field_words(field, value) for field, value in does.sets.items())
         if name in WRITE_OFFS:
             said.append("writes the gap off: the reply stays owed")
         if name in ENDINGS:

@@ -15,12 +15,12 @@ from typing import Any
 
 from gapstate.errors import GapstateError
 from gapstate.run.machine import Machine
-from gapstate.spec.vocabulary import GUARDS, Config
+from gapstate.spec.vocabulary import GUARDS, INVALID, Config
 from gapstate.spec.load import Spec
 from gapstate.spec.table import Literal, Row, Table, format_guards
 
 FIRES = "fires"
-INVALID = "invalid"  # the row refuses its event: the trace ends on that refusal
+REFUSED = INVALID  # the row is `invalid`: it refuses its event, and the trace ends on that refusal
 UNREACHABLE = "unreachable"
 
 
@@ -102,7 +102,7 @@ class RowWitness:
     """What `gapstate witness` found for one row, shaped like its JSON output."""
 
     row: Row
-    status: str  # FIRES, INVALID or UNREACHABLE
+    status: str  # FIRES, REFUSED or UNREACHABLE
     trace: tuple[dict[str, Any], ...] | None
     steps: tuple[dict[str, Any], ...] | None
     reason: str | None  # why the row does not fire (None when it does)
@@ -147,7 +147,7 @@ def witness(ways: Ways, row: Row, state: str | None = None) -> RowWitness:
             f"{row.event} is refused in {found.firing.config.state}: row at line {row.line} marks it invalid; "
             "the trace ends on that refusal"
         )
-        return RowWitness(row, INVALID, tuple(found.trace), steps, reason, found.detour)
+        return RowWitness(row, REFUSED, tuple(found.trace), steps, reason, found.detour)
     assert steps and steps[-1]["row"] == row.line, "a witness must replay to its own row"
     return RowWitness(row, FIRES, tuple(found.trace), steps, None, found.detour)
 

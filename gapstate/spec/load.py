@@ -1,7 +1,7 @@
 """Loading a spec and checking that its table speaks the vocabulary.
 
 `load_spec` reads the file (or takes the text), parses it, and checks every
-name and cap against `semantics`. What it finds are findings, not errors:
+name and cap against the vocabulary. What it finds are findings, not errors:
 only a file that cannot be read at all raises.
 """
 
@@ -22,8 +22,8 @@ from gapstate.findings import (
     ParseProblem,
     UnknownName,
 )
-from gapstate.spec.vocabulary import ACTIONS, COUNTERS, EVENTS, GUARDS, NEAR_MISS, STATES, closest
-from gapstate.spec.table import INVALID, STAY, Row, Table
+from gapstate.spec.vocabulary import ACTIONS, COUNTERS, EVENTS, GUARDS, INVALID, NEAR_MISS, STATES, closest
+from gapstate.spec.table import STAY, Row, Table
 
 BUNDLED = "gap-state.md"
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from gapstate.spec.vocabulary import INVALID
+
 ANY_STATE = "*"
 STAY = "="
-INVALID = "invalid"
 
 
 class Name(NamedTuple):

@@ -1,21 +1,21 @@
-"""What the table's names mean: events, guards, actions, counters and rules.
+"""What the table's names mean: states, events, guards, counters, actions and rules.
 
-This is the one declarative place for section 2 of the contract. The
-interpreter reads these tables; nothing else knows what `send_request` or
-`busy_end` does. Adding a guard, an action or a rule is an entry here.
+The one declarative place for the vocabulary. Every other module asks it:
+none names a guard or an action in code. Adding a guard, an action or a
+rule is an entry here, with the words `gapstate explain` says about it.
 
 A `Config` is the finite part of the configuration: the state, the counters
-and the flags. The concrete history a replay keeps besides it (interval ids,
-the time of the last commit and of the last unseen loss) only decides the
-two guards `dup` and `post_send`; the explorer chooses those two both ways
-wherever the history could make them true.
+and the flags. The concrete history a replay keeps besides it (the payload
+values seen, the time of the last commit and of the last unseen loss) only
+decides the guards an event's payload sets (`PAYLOADS`); the explorer
+chooses those both ways wherever the history could make them true.
 
 The explorer counts on one property of this vocabulary: a counter that no
 event or action sets (only adds to) is compared, by the guards and rules,
 with 0 and with its cap and nothing else. It then steps one configuration
 per class of those that differ only in such a counter well inside (0, cap)
-(see `proof._Packing`); tests/test_explore.py compares it with a plain
-search, so a guard that breaks the property fails there.
+(see `proof.explore._Packing`); tests/test_explore.py compares it with a
+plain search, so a guard that breaks the property fails there.
 """
 
 from __future__ import annotations
@@ -27,22 +27,59 @@ _NONE: Mapping = MappingProxyType({})
 
 
 class Config(NamedTuple):
-    """Everything a step reads or writes, except the replay's concrete history."""
+    """Everything a step reads or writes, except the replay's concrete history.
+
+    The fields are `state`, then the `COUNTERS`, then the `FLAGS`, in their
+    order (checked below); their meanings are there.
+    """
 
     state: str
-    session_requests: int = 0  # requests committed this session
-    episode_attempts: int = 0  # sends started this episode
-    busy: bool = False  # the interviewer is speaking, thinking, holding, ...
-    candidate_active: bool = False  # the candidate started and has not released
-    late_loss: bool = False  # an unseen voiced loss arrived during the send
-    in_flight: bool = False  # a send started and its result has not arrived
-    standing: bool = False  # a committed request stands (not undelivered, not reopened)
-    debt_owed: bool = False  # the interviewer owes the candidate a reply
-    seen_any: bool = False  # some interval id was seen this session
-    ended: bool = False  # session_end has happened
+    session_requests: int = 0
+    episode_attempts: int = 0
+    busy: bool = False
+    candidate_active: bool = False
+    late_loss: bool = False
+    in_flight: bool = False
+    standing: bool = False
+    debt_owed: bool = False
+    seen_any: bool = False
+    ended: bool = False
 
 
-COUNTERS: tuple[str, ...] = ("session_requests", "episode_attempts")
+class Counter(NamedTuple):
+    """A counter of the configuration, capped by the table's `@cap` line."""
+
+    meaning: str
+    reset: str = ""  # what setting it back to 0 means, in words
+
+
+COUNTERS: dict[str, Counter] = {
+    "session_requests": Counter("requests committed this session"),
+    "episode_attempts": Counter(
+        "sends started this episode", reset="a fresh attempt allowance (episode_attempts back to 0)"
+    ),
+}
+
+
+class Flag(NamedTuple):
+    """A flag of the configuration: what it means set, and cleared."""
+
+    set: str
+    cleared: str
+
+
+FLAGS: dict[str, Flag] = {
+    "busy": Flag("the interviewer is busy", "the interviewer is idle"),
+    "candidate_active": Flag("the candidate holds the floor", "the candidate has released the floor"),
+    "late_loss": Flag("a loss that arrived during the send is remembered", "no late loss is remembered"),
+    "in_flight": Flag("a send is in flight", "no send is in flight"),
+    "standing": Flag("a committed request stands", "no committed request stands"),
+    "debt_owed": Flag("the interviewer's reply is owed (the debt)", "the debt is discharged: no reply is owed"),
+    "seen_any": Flag("the interval id is remembered for the session", "no interval id is remembered"),
+    "ended": Flag("the session has ended: nothing may follow", "the session goes on"),
+}
+
+assert Config._fields == ("state", *COUNTERS, *FLAGS), "Config's fields are the counters, then the flags"
 
 # The seed's five states. A table may add its own (a name some row starts
 # from and some row leads to); these are known even when no row enters one,
@@ -56,7 +93,7 @@ STATES: dict[str, str] = {
 }
 
 
-class Event(NamedTuple):
+class EventEffect(NamedTuple):
     """What an event does to the configuration around the guards.
 
     `sets` is applied before the guards are read (the flags the event itself
@@ -68,72 +105,109 @@ class Event(NamedTuple):
     then: Mapping[str, object] = _NONE
 
 
-EVENTS: dict[str, Event] = {
-    "loss_silent": Event(),
-    "sdk_unknown": Event(),
+EVENTS: dict[str, EventEffect] = {
+    "loss_silent": EventEffect(),
+    "sdk_unknown": EventEffect(),
     # A dup notice can only name an id already seen, so marking "some id was
     # seen" on every voiced loss is exact.
-    "loss_voiced": Event(then={"seen_any": True}),
-    "busy_start": Event(sets={"busy": True}),
-    "busy_end": Event(sets={"busy": False}),
-    "candidate_start": Event(sets={"candidate_active": True}),
-    "floor_released": Event(sets={"candidate_active": False}),
-    "send_ok": Event(sets={"in_flight": False}, then={"late_loss": False}),
-    "send_failed": Event(sets={"in_flight": False}, then={"late_loss": False}),
-    "request_undelivered": Event(then={"standing": False}),
-    "evidence_turn": Event(),
-    "session_end": Event(then={"ended": True}),
+    "loss_voiced": EventEffect(then={"seen_any": True}),
+    "busy_start": EventEffect(sets={"busy": True}),
+    "busy_end": EventEffect(sets={"busy": False}),
+    "candidate_start": EventEffect(sets={"candidate_active": True}),
+    "floor_released": EventEffect(sets={"candidate_active": False}),
+    "send_ok": EventEffect(sets={"in_flight": False}, then={"late_loss": False}),
+    "send_failed": EventEffect(sets={"in_flight": False}, then={"late_loss": False}),
+    "request_undelivered": EventEffect(then={"standing": False}),
+    "evidence_turn": EventEffect(),
+    "session_end": EventEffect(then={"ended": True}),
 }
+
+# How the replay's history reads a payload value (see `Payload.reads`).
+SEEN = "seen"  # true when the value was already given this session
+AFTER = "after"  # true when the value is after the horizon: the later of the last
+# commit's time and the last unseen SEEN payload's time; false before any commit
+
+
+class Payload(NamedTuple):
+    """The event field that sets a chosen guard, and how the replay's history reads it.
+
+    The guard is false on every other event. `possible` says when the
+    history could make it true, for the explorer, which chooses it both ways.
+    """
+
+    event: str
+    field: str  # the trace field, required on `event`
+    says: str  # what the field holds, for "EVENT needs a 'FIELD' (SAYS)"
+    reads: str  # SEEN or AFTER
+    possible: Callable[[Config], bool]
 
 
 class Guard(NamedTuple):
-    """How a guard gets its value.
+    """A guard: its meaning, true and false, and how it gets its value.
 
     A derived guard is a function of the configuration (after the event's
-    `sets`) and the caps. A chosen guard comes from the event's payload: it
-    is false on every other event, and `possible` says when the history
-    could make it true.
+    `sets`) and the caps; a chosen guard comes from its event's `payload`.
     """
 
+    meaning: str
+    false: str
     derive: Callable[[Config, dict[str, int]], bool] | None = None
-    event: str | None = None
-    possible: Callable[[Config], bool] | None = None
-    meaning: str = ""
+    payload: Payload | None = None
 
 
 GUARDS: dict[str, Guard] = {
     "dup": Guard(
-        event="loss_voiced",
-        possible=lambda c: c.seen_any,
-        meaning="the loss's interval id was already seen this session",
+        "the loss's interval id was already seen this session",
+        "the loss's interval id is new this session",
+        payload=Payload("loss_voiced", "id", "the interval id", SEEN, lambda c: c.seen_any),
     ),
-    "busy": Guard(derive=lambda c, caps: c.busy, meaning="the interviewer is busy"),
+    "busy": Guard("the interviewer is busy", "the interviewer is idle", lambda c, caps: c.busy),
     "candidate_active": Guard(
-        derive=lambda c, caps: c.candidate_active,
-        meaning="the candidate started speaking and has not released the floor",
+        "the candidate started speaking and has not released the floor",
+        "the candidate is not holding the floor",
+        lambda c, caps: c.candidate_active,
     ),
     "budget_left": Guard(
-        derive=lambda c, caps: c.session_requests < caps["session_requests"],
-        meaning="session_requests is below its cap",
+        "session_requests is below its cap",
+        "session_requests has reached its cap",
+        lambda c, caps: c.session_requests < caps["session_requests"],
     ),
     "attempts_left": Guard(
-        derive=lambda c, caps: c.episode_attempts < caps["episode_attempts"],
-        meaning="episode_attempts is below its cap",
+        "episode_attempts is below its cap",
+        "episode_attempts has reached its cap",
+        lambda c, caps: c.episode_attempts < caps["episode_attempts"],
     ),
     "late_loss": Guard(
-        derive=lambda c, caps: c.late_loss,
-        meaning="an unseen voiced loss arrived while the send was in flight",
+        "an unseen voiced loss arrived while the send was in flight",
+        "no unseen voiced loss arrived while the send was in flight",
+        lambda c, caps: c.late_loss,
     ),
     # Speech can always be placed after the last commit and loss, so the
     # guard can be true exactly when something was committed this session.
     "post_send": Guard(
-        event="evidence_turn",
-        possible=lambda c: c.session_requests > 0,
-        meaning="the turn's speech began after the last commit and the last unseen loss",
+        "the turn's speech began after the last commit and the last unseen loss",
+        "the turn's speech did not begin after both the last commit and the last unseen loss",
+        payload=Payload("evidence_turn", "speech_start", "integer ms", AFTER, lambda c: c.session_requests > 0),
     ),
 }
 
-CHOICE_OF: dict[str, str] = {g.event: name for name, g in GUARDS.items() if g.event}
+# The guard each event's payload sets: event -> guard name, and event -> Payload.
+CHOICE_OF: dict[str, str] = {g.payload.event: name for name, g in GUARDS.items() if g.payload}
+PAYLOADS: dict[str, Payload] = {g.payload.event: g.payload for g in GUARDS.values() if g.payload}
+
+
+def guard_words(guard: str, value: bool) -> str:
+    """What a guard means when it holds (`value`) or not."""
+    return GUARDS[guard].meaning if value else GUARDS[guard].false
+
+
+def field_words(field: str, value: object) -> str:
+    """What setting a field of the configuration to `value` means, in words."""
+    if field in FLAGS and isinstance(value, bool):
+        return FLAGS[field].set if value else FLAGS[field].cleared
+    if field in COUNTERS and value == 0 and COUNTERS[field].reset:
+        return COUNTERS[field].reset
+    return f"{field} becomes {value}"
 
 
 class Action(NamedTuple):
@@ -141,9 +215,10 @@ class Action(NamedTuple):
 
     add: Mapping[str, int] = _NONE
     sets: Mapping[str, object] = _NONE
-    commits: bool = False  # stamps the commit time, for post_send
+    commits: bool = False  # stamps the commit time, for the AFTER payloads' horizon
     ends_gap: bool = False  # names how a gap ended
     write_off: bool = False  # ends the gap without settling the debt
+    refuses: bool = False  # marks an event that cannot occur; the replay fails on it
 
 
 _NEW_EPISODE = {"episode_attempts": 0, "standing": False}
@@ -168,8 +243,11 @@ ACTIONS: dict[str, Action] = {
     "defer_no_interrupt": Action(),
     "keep_debt": Action(),
     "keep_budget_spent": Action(),  # the spent request is simply not refunded
-    "invalid": Action(),  # marks an event that cannot occur; the replay fails on it
+    "invalid": Action(refuses=True),
 }
+
+# The action that marks a row's event as one that cannot occur there.
+INVALID = next(name for name, a in ACTIONS.items() if a.refuses)
 
 # An action outside ACTIONS is a label the implementation realizes (the
 # contract: "every other action is a label"); the replay records it and it
@@ -200,6 +278,11 @@ def closest(name: str, known: Iterable[str], cutoff: float = 0.6) -> str | None:
 ENDINGS = frozenset(name for name, a in ACTIONS.items() if a.ends_gap)
 WRITE_OFFS = frozenset(name for name, a in ACTIONS.items() if a.write_off)
 COMMITS = frozenset(name for name, a in ACTIONS.items() if a.commits)
+# The fields some event or action sets outright (the rest only ever add up).
+SETTABLE = frozenset(
+    {name for a in ACTIONS.values() for name in a.sets}
+    | {name for e in EVENTS.values() for name in (*e.sets, *e.then)}
+)
 
 
 class Transition(NamedTuple):
@@ -224,6 +307,9 @@ class Rule(NamedTuple):
     # The actions or events without which the rule cannot break; empty means
     # any step. Lets the machine skip rules that cannot apply to a row.
     on: frozenset[str] = frozenset()
+    # Guard literals (`busy`, `!busy`) that keep the rule by themselves: a row
+    # requiring one cannot break it, whatever the configuration (explain says so).
+    kept_by: frozenset[str] = frozenset()
 
     def concerns(self, event: str, actions: tuple[str, ...]) -> bool:
         return not self.on or event in self.on or not self.on.isdisjoint(actions)
@@ -252,24 +338,28 @@ RULES: tuple[Rule, ...] = (
         "sends a request while the interviewer is busy",
         lambda t: "send_request" in t.actions and t.guards["busy"],
         SEND,
+        frozenset({"!busy"}),
     ),
     Rule(
         "send-while-candidate-active",
         "sends a request while the candidate holds the floor",
         lambda t: "send_request" in t.actions and t.guards["candidate_active"],
         SEND,
+        frozenset({"!candidate_active"}),
     ),
     Rule(
         "send-without-budget",
         "sends a request with no session budget left",
         lambda t: "send_request" in t.actions and not t.guards["budget_left"],
         SEND,
+        frozenset({"budget_left"}),
     ),
     Rule(
         "send-without-attempts",
         "sends a request with no attempt left in the episode",
         lambda t: "send_request" in t.actions and not t.guards["attempts_left"],
         SEND,
+        frozenset({"attempts_left"}),
     ),
     Rule(
         "send-only-on-release",
@@ -297,6 +387,7 @@ RULES: tuple[Rule, ...] = (
         lambda t: "settle" in t.actions
         and not (t.event == "evidence_turn" and t.guards["post_send"] and t.before.standing),
         frozenset({"settle"}),
+        frozenset({"post_send"}),
     ),
     Rule(
         "exit-unnamed",
@@ -316,6 +407,7 @@ RULES: tuple[Rule, ...] = (
         lambda t: ("unrepaired_attempts" in t.actions and t.guards["attempts_left"])
         or ("unrepaired_budget" in t.actions and t.guards["budget_left"]),
         frozenset({"unrepaired_attempts", "unrepaired_budget"}),
+        frozenset({"!attempts_left", "!budget_left"}),
     ),
     Rule(
         "write-off-clears-debt",
@@ -336,38 +428,3 @@ RULES: tuple[Rule, ...] = (
         frozenset({"session_end"}),
     ),
 )
-
-# What each field of a Config means, set (True) and cleared (False), for
-# explanations in words (`gapstate explain`).
-FIELD_WORDS: dict[str, tuple[str, str]] = {
-    "busy": ("the interviewer is busy", "the interviewer is idle"),
-    "candidate_active": ("the candidate holds the floor", "the candidate has released the floor"),
-    "late_loss": ("a loss that arrived during the send is remembered", "no late loss is remembered"),
-    "in_flight": ("a send is in flight", "no send is in flight"),
-    "standing": ("a committed request stands", "no committed request stands"),
-    "debt_owed": ("the interviewer's reply is owed (the debt)", "the debt is discharged: no reply is owed"),
-    "seen_any": ("the interval id is remembered for the session", "no interval id is remembered"),
-    "ended": ("the session has ended: nothing may follow", "the session goes on"),
-}
-
-# Guard literals that keep a rule by themselves: a row requiring one of them
-# cannot break the rule, whatever the configuration (`gapstate explain` says so).
-KEPT_BY: dict[str, frozenset[str]] = {
-    "send-while-busy": frozenset({"!busy"}),
-    "send-while-candidate-active": frozenset({"!candidate_active"}),
-    "send-without-budget": frozenset({"budget_left"}),
-    "send-without-attempts": frozenset({"attempts_left"}),
-    "settle-without-evidence": frozenset({"post_send"}),
-    "write-off-before-cap": frozenset({"!attempts_left", "!budget_left"}),
-}
-
-# What each guard means when it is false, for explanations in words.
-GUARD_FALSE: dict[str, str] = {
-    "dup": "the loss's interval id is new this session",
-    "busy": "the interviewer is idle",
-    "candidate_active": "the candidate is not holding the floor",
-    "budget_left": "session_requests has reached its cap",
-    "attempts_left": "episode_attempts has reached its cap",
-    "late_loss": "no unseen voiced loss arrived while the send was in flight",
-    "post_send": "the turn's speech did not begin after both the last commit and the last unseen loss",
-}

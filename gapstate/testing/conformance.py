@@ -19,10 +19,10 @@ from gapstate.errors import GapstateError
 from gapstate.run.machine import Machine, Status
 from gapstate.run.replayer import Session, counters, machine_for
 from gapstate.spec.load import Spec
+from gapstate.spec.vocabulary import COUNTERS
 from gapstate.run.trace import Event
 
 REFUSALS = ("invalid_event", "after_session_end")
-_COUNTERS = ("session_requests", "episode_attempts")
 
 
 class Implementation(Protocol):
@@ -91,9 +91,9 @@ def protocol_problem(answer: Any) -> str | None:
         return "'actions' must be a list of strings" if "actions" in answer else "missing 'actions'"
     if "counters" in answer:
         given = answer["counters"]
-        if not isinstance(given, dict) or not set(_COUNTERS) <= set(given):
-            return "'counters' must be an object with session_requests and episode_attempts"
-        if not all(type(given[name]) is int for name in _COUNTERS):
+        if not isinstance(given, dict) or not set(COUNTERS) <= set(given):
+            return f"'counters' must be an object with {' and '.join(COUNTERS)}"
+        if not all(type(given[name]) is int for name in COUNTERS):
             return "'counters' values must be integers"
     if "debt_owed" in answer and not isinstance(answer["debt_owed"], bool):
         return "'debt_owed' must be true or false"
@@ -124,7 +124,7 @@ def differences(expected: dict[str, Any], actual: dict[str, Any]) -> tuple[str, 
         return () if expected.get("refused") == actual.get("refused") else ("refused",)
     fields = ["state"] if expected["state"] != actual["state"] else []
     fields += ["actions"] if expected["actions"] != list(actual["actions"]) else []  # a tuple, in process
-    if "counters" in actual and any(expected["counters"][n] != actual["counters"][n] for n in _COUNTERS):
+    if "counters" in actual and any(expected["counters"][n] != actual["counters"][n] for n in COUNTERS):
         fields.append("counters")
     fields += ["debt_owed"] if "debt_owed" in actual and expected["debt_owed"] != actual["debt_owed"] else []
     return tuple(fields)
