@@ -226,7 +226,7 @@ def test_a_line_that_is_not_utf8_says_so_with_its_column(tmp_path):
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_streamed_output_is_what_the_result_renders(tmp_path, fmt):
-    from gapstate.cli.render import replay_json, replay_step_line, replay_tail
+    from gapstate.cli.render.replay import replay_json, replay_step_line, replay_tail
 
     lines = [GOOD, '{"event": "floor_released", "t": 300}', '{"event": "send_ok", "t": 400}', '{"event": "send_ok", "t": 500}']
     path = write_trace(tmp_path, *lines)

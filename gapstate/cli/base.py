@@ -62,7 +62,7 @@ class UnusableInput(click.ClickException):
         self.problems = problems  # classify's located problems, when there are several
 
     def show(self, file: Any = None) -> None:
-        from gapstate.cli.render import error_json, error_text
+        from gapstate.cli.render.errors import error_json, error_text
 
         click.echo(error_text(self.error, self.problems), err=True)
         if self.fmt == "json":

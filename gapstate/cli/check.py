@@ -41,7 +41,9 @@ def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bo
     spec cannot be read (with several, the worst).
     """
     from gapstate.cli.config import resolve_spec_path
-    from gapstate.cli.render import check_text, error_detail, error_text, to_json
+    from gapstate.cli.render import to_json
+    from gapstate.cli.render.check import check_text
+    from gapstate.cli.render.errors import error_detail, error_text
     from gapstate.proof.check import check as prove
 
     def explored(spec: Any) -> Any:

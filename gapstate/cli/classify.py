@@ -30,7 +30,9 @@ def classify(report_path: str, fmt: str) -> None:
 
     from gapstate.attribution.classifier import classify as judge
     from gapstate.attribution.classifier import problem_lines
-    from gapstate.cli.render import classify_text, to_json, unjudgeable
+    from gapstate.cli.render import to_json
+    from gapstate.cli.render.classify import classify_text
+    from gapstate.cli.render.errors import unjudgeable
     from gapstate.spec.source import label, read_text
 
     name = label(report_path)

@@ -58,7 +58,8 @@ def fuzz(
     import random
     from pathlib import Path  # here, not at the top: classify starts without it
 
-    from gapstate.cli.render import fuzz_text, to_json, trace_lines
+    from gapstate.cli.render import to_json, trace_lines
+    from gapstate.cli.render.fuzz import fuzz_text
     from gapstate.testing.fuzzer import campaign
 
     if examples is not None and duration is not None:

@@ -29,12 +29,7 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> N
     """
     import tempfile
 
-    from gapstate.cli.render import (
-        replay_json,
-        replay_step_line,
-        replay_tail,
-        step_json,
-    )
+    from gapstate.cli.render.replay import replay_json, replay_step_line, replay_tail, step_json
     from gapstate.run.replayer import Step
     from gapstate.run.replayer import replay as run
     from gapstate.run.trace import read_trace

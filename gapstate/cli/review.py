@@ -26,7 +26,8 @@ def diff(paths: tuple[str, ...], revision: str | None, fmt: str) -> None:
     outcome is no change. Exit 0 when nothing changed, 1 when something did,
     2 when either table cannot be used (the message names the file).
     """
-    from gapstate.cli.render import diff_text, to_json
+    from gapstate.cli.render import to_json
+    from gapstate.cli.render.review import diff_text
     from gapstate.review.diff import diff as compare
     from gapstate.spec.load import load_spec, parse_spec
     from gapstate.spec.source import read_revision

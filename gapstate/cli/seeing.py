@@ -45,7 +45,8 @@ def witness(address: str, spec_path: str | None, fmt: str) -> None:
     row no reachable configuration fires (saying why) and for an `invalid`
     row (the trace then ends on the refused event); 2 for no such row.
     """
-    from gapstate.cli.render import to_json, trace_lines, witness_note
+    from gapstate.cli.render import to_json, trace_lines
+    from gapstate.cli.render.seeing import witness_note
     from gapstate.seeing.witness import locate
     from gapstate.seeing.witness import witness as find
 
@@ -72,7 +73,8 @@ def explain(address: str, spec_path: str | None, fmt: str) -> None:
     ROW is a spec line or `STATE|EVENT|GUARDS`. Exit 0 for any row of the
     table (an unreachable one is explained too), 2 for no such row.
     """
-    from gapstate.cli.render import explain_text, to_json
+    from gapstate.cli.render import to_json
+    from gapstate.cli.render.seeing import explain_text
     from gapstate.seeing.explain import explain as tell
     from gapstate.seeing.witness import locate
 
@@ -117,7 +119,8 @@ def coverage(traces: tuple[str, ...], spec_path: str | None, fmt: str, jobs: int
     --keep-going when some trace could not be used; 2 for a malformed trace
     (named, with its line; --keep-going lists it instead) or an unusable spec.
     """
-    from gapstate.cli.render import coverage_text, to_json
+    from gapstate.cli.render import to_json
+    from gapstate.cli.render.seeing import coverage_text
 
     spec = spec_for(spec_path)
     spec.require_steppable()

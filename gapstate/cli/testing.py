@@ -34,7 +34,8 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> None:
     import hashlib
 
     from gapstate.cli.config import resolve_spec_path
-    from gapstate.cli.render import replay_json, to_json, trace_lines
+    from gapstate.cli.render import to_json, trace_lines
+    from gapstate.cli.render.replay import replay_json
     from gapstate.spec.source import write_folder
     from gapstate.testing.vectors import MANIFEST, build
 
@@ -81,7 +82,8 @@ def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, examples: 
     tested (cannot start, leaves the protocol, exits early, no answer within
     --timeout) or the spec or vectors cannot be used.
     """
-    from gapstate.cli.render import conform_text, to_json
+    from gapstate.cli.render import to_json
+    from gapstate.cli.render.testing import conform_text
     from gapstate.testing.conformance import conform as run
     from gapstate.testing.protocol import Child
     from gapstate.testing.vectors import builtin

@@ -176,7 +176,7 @@ class ConformResult:
 
     def report(self) -> str:
         """The text `gapstate conform` prints, for an assertion message."""
-        from gapstate.cli.render import conform_text
+        from gapstate.cli.render.testing import conform_text
 
         return conform_text(self)
 

@@ -1,0 +1,39 @@
+"""`gapstate fuzz`: the run, a failure and its shrunk trace."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gapstate.cli.render import trace_lines
+
+
+def fuzz_text(result: Any, saved: str | None = None, with_trace: bool = True) -> str:
+    """The run, the failure and its shrunk trace as paste-ready JSON Lines, the row coverage, the verdict."""
+    seeds = result.seeds
+    named = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]} to {seeds[-1]} ({len(seeds)} workers)"
+    lines = [f"gapstate fuzz: {result.spec}: {named}: {result.examples} traces, {result.events} events"]
+    found = result.counterexample
+    if found is not None:
+        lines.append(f"{found.kind} at event {found.index + 1} of {len(found.trace)}: {found.message}")
+        if len(seeds) > 1:
+            lines.append(f"found by seed {found.seed} after {found.after} traces: re-run it alone with --seed {found.seed}")
+        if with_trace:
+            lines.append(f"shrunk trace ({len(found.trace)} events), for `gapstate replay`:")
+            lines.extend(trace_lines(found.trace))
+        else:
+            lines.append(f"shrunk trace: {len(found.trace)} events, on stdout")
+        if saved is not None:
+            lines.append(f"saved the shrunk trace to {saved}")
+    reachable, missed = len(result.reachable), result.missed
+    coverage = f"coverage: the traces fired {reachable - len(missed)} of {reachable} reachable rows"
+    if not missed and result.complete_after is not None:
+        coverage += f" (all of them within {result.complete_after} traces)"
+    lines.append(coverage)
+    if missed:
+        lines.append("never fired: rows at lines " + ", ".join(str(line) for line in missed))
+    if found is None:
+        if result.gate_failed:
+            lines.append(f"no rule broken, but the coverage gate failed: {len(missed)} reachable row{'s' if len(missed) != 1 else ''} never fired")
+        else:
+            lines.append("no rule broken")
+    return "\n".join(lines)

@@ -1,0 +1,100 @@
+"""`gapstate replay`: the transcript, a step a line, and the replay document."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from gapstate.cli.render import plural
+
+
+def _counters_text(counters: dict[str, int], caps: dict[str, int]) -> str:
+    from gapstate.spec.vocabulary import (
+        COUNTERS,  # here: classify renders without loading the vocabulary
+    )
+
+    return ", ".join(f"{name} {counters[name]}/{caps.get(name, '?')}" for name in COUNTERS)
+
+
+def replay_step_line(step: Any, caps: dict[str, int]) -> str:
+    """One step of the transcript: trace line, t, event, states, row, guards, actions, counters after.
+
+    People count lines from 1, so a step is named by its trace line (the
+    JSON keeps the contract's 0-based index). Where the event's payload
+    decides a guard, the line says how: a SEEN value (the id) seen before or
+    new, an AFTER value (speech_start) against the time it had to follow.
+    """
+    outcome = step.outcome
+    guards = ",".join(g if v else f"!{g}" for g, v in outcome.guards) or "-"
+    why = _payload_reason(step)
+    if why:
+        guards = f"{guards} ({why})"
+    item = step.item
+    t = f"t={item.t}" if item is not None else ""
+    return (
+        f"{'line ' + str(step.line or step.index + 1):<10} {t:<9} {step.event:<19} "
+        f"{step.before.state:<9} -> {outcome.config.state:<9}  "
+        f"row {outcome.row.line:<4} {guards:<32} {','.join(outcome.actions):<26} "
+        f"[{_counters_text(step.counters, caps)}]"
+    )
+
+
+def _payload_reason(step: Any) -> str:
+    """How the event's own fields decided the guard the row names, if one did."""
+    from gapstate.spec.vocabulary import CHOICE_OF, PAYLOADS, SEEN
+
+    item, named = step.item, dict(step.outcome.guards)
+    guard = CHOICE_OF.get(step.event)
+    if item is None or guard not in named:
+        return ""
+    field = PAYLOADS[step.event].field
+    value = getattr(item, field)
+    if PAYLOADS[step.event].reads == SEEN:
+        return f"{field} {value} {'seen before' if named[guard] else 'new'}"
+    if step.horizon is None:
+        return f"{field}={value}, nothing committed yet"
+    return f"{field}={value} {'>' if named[guard] else '<='} {step.horizon}"
+
+
+def replay_tail(result: Any, caps: dict[str, int], source: str) -> str:
+    """What follows the steps: the failing step marked `!`, the final configuration, the verdict."""
+    lines: list[str] = []
+    error = result.error
+    if error is not None:
+        lines.append(f"! {source}:{error.line}: {error.kind}: {error.message}")
+    final = result.final_dict()
+    lines.append(
+        f"final: {final['state']} [{_counters_text(final['counters'], caps)}], "
+        f"debt owed: {'yes' if final['debt_owed'] else 'no'}, "
+        f"session ended: {'yes' if final['ended'] else 'no'}"
+    )
+    verdict = "ok" if result.ok else f"stopped at line {error.line} ({error.kind})"
+    lines.append(f"gapstate replay: {source}: {plural(result.events, 'event')}: {verdict}")
+    return "\n".join(lines)
+
+
+def step_json(step: Any) -> str:
+    """A step as one line of the replay document, so steps can be written as they come."""
+    return "  " + json.dumps(step.to_dict())
+
+
+def replay_json(result: Any, body: Iterable[str] | None = None) -> Iterator[str]:
+    """The replay document, a chunk at a time: the one writer of its JSON.
+
+    The keys and their order are the result's `to_dict()`; the steps go one a
+    line (step_json, joined by ",\n") right after "ok", which keeps a
+    million-step document greppable and lets the CLI stream them from its
+    spool as `body`. Without `body`, the steps are the result's own; a
+    result without steps (--summary) gives a document without a "steps" key.
+    """
+    document = result.to_dict(with_steps=False)
+    if body is None and result.steps is not None:
+        body = [",\n".join(step_json(step) for step in result.steps)]
+    fields = [f"{json.dumps(key)}: {json.dumps(value)}" for key, value in document.items()]
+    if body is None:
+        yield "{" + ",\n ".join(fields) + "}"
+        return
+    yield "{" + fields[0] + ',\n "steps": [\n'
+    yield from body
+    yield "\n ],\n " + ",\n ".join(fields[1:]) + "}"

@@ -1,0 +1,101 @@
+"""`gapstate witness`, `coverage` and `explain`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gapstate.cli.render import nth, trace_lines
+
+
+# witness --------------------------------------------------------------------
+
+
+def witness_note(result: Any) -> str | None:
+    """What goes to stderr beside a witness: why the row does not fire, or that the way there breaks a rule."""
+    row = result.row
+    head = f"row at line {row.line} (`{row}`)"
+    if result.reason is not None:
+        return f"{head}: {result.reason}"
+    if result.detour:
+        return f"{head}: every way there breaks a rule first; this is the shortest regardless"
+    return None
+
+
+# coverage -------------------------------------------------------------------
+
+
+def coverage_text(result: Any, rows: dict[int, str]) -> str:
+    """Every reachable row with how often it fired, then the rows never fired and the traces that stopped."""
+    fired = result.fired
+    never = result.never
+    lines = [
+        f"gapstate coverage: {result.traces} trace{'s' if result.traces != 1 else ''}, {result.events} events: "
+        f"fired {len(result.reachable) - len(never)} of {len(result.reachable)} reachable rows"
+    ]
+    width = max((len(str(n)) for n in fired.values()), default=1)
+    for line in sorted(fired):
+        mark = "  never" if not fired[line] else ""
+        lines.append(f"  row {line:<4} {fired[line]:>{width}}  {rows.get(line, '?')}{mark}")
+    if never:
+        lines.append("never fired: rows at lines " + ", ".join(str(line) for line in never))
+    if result.stopped:
+        count = len(result.stopped)
+        lines.append(f"stopped: {count} trace{'s' if count != 1 else ''} (the steps before the stop are counted)")
+        for stop in result.stopped:
+            error = stop.error
+            lines.append(f"  {stop.trace}:{error.line}: the {nth(error.index)} event: {error.kind}: {error.message}")
+    if result.unusable:
+        count = len(result.unusable)
+        lines.append(f"unusable: {count} trace{'s' if count != 1 else ''} could not be read (not counted)")
+        for bad in result.unusable:
+            where = bad.trace if bad.line is None else f"{bad.trace}:{bad.line}"
+            lines.append(f"  {where}: {bad.message}")
+    return "\n".join(lines)
+
+
+# explain --------------------------------------------------------------------
+
+
+def explain_text(said: Any) -> str:
+    """One row in a reviewer's words: when it fires, what it does, its rules, a trace, or why it never fires."""
+    from gapstate.seeing.witness import REFUSED, UNREACHABLE
+
+    row = said.row
+    lines = [f"{said.spec}:{row.line}: {row}"]
+    if said.status == UNREACHABLE:
+        allowed = "allowed with @unreachable" if said.allowed else "NOT allowed: `gapstate check` reports it"
+        lines.append(f"never fires ({allowed}): {said.reason}")
+    elif said.status == REFUSED:
+        lines.append(
+            f"refuses {row.event} on {said.configurations} reachable configuration"
+            f"{'s' if said.configurations != 1 else ''}: the event cannot occur there and the replay fails on it"
+        )
+    else:
+        lines.append(
+            f"fires on {said.configurations} reachable configuration{'s' if said.configurations != 1 else ''}"
+            f" ({said.steps} reachable step{'s' if said.steps != 1 else ''})"
+        )
+    if said.guards:
+        lines.append("when:")
+        lines.extend(f"  {literal}: {meaning}" for literal, meaning in said.guards)
+    else:
+        lines.append(f"when: always, on {row.event} (no guards)")
+    lines.append("does:")
+    lines.extend(f"  {effect}" for effect in said.effects)
+    if said.rules:
+        lines.append("rules:")
+        for note in said.rules:
+            scope = " (checked on every step)" if note.every_step else ""
+            because = f": the row requires `{note.guarded_by}`" if note.guarded_by else ""
+            if note.kept is None:
+                verdict = "nothing to check: the row never fires"
+            elif note.kept:
+                verdict = f"kept on all {note.checked} reachable steps that fire it{because}"
+            else:
+                verdict = f"BROKEN on {note.broken} of {note.checked} reachable steps (see `gapstate check`)"
+            lines.append(f"  {note.id}{scope}: {verdict}")
+    if said.trace is not None:
+        ends = "ends on its refusal" if said.status == REFUSED else "fires it"
+        lines.append(f"shortest trace that {ends} ({len(said.trace)} event{'s' if len(said.trace) != 1 else ''}):")
+        lines.extend(f"  {event}" for event in trace_lines(said.trace))
+    return "\n".join(lines)
