@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from gapstate.results import Result
 from gapstate.findings import (
     Ambiguous,
     Contradiction,
@@ -25,7 +26,7 @@ from gapstate.spec.vocabulary import (
 
 
 @dataclass(frozen=True)
-class CheckResult:
+class CheckResult(Result):
     """The outcome of `check`, shaped like its JSON output."""
 
     spec: str
@@ -46,9 +47,6 @@ class CheckResult:
             "stats": dict(self.stats),
             "findings": [f.to_dict() for f in self.findings],
         }
-
-    def __getitem__(self, key: str) -> Any:
-        return self.to_dict()[key]
 
 
 

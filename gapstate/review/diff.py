@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from gapstate.results import Result
 from gapstate.run.machine import Machine, guard_names, valuations
 from gapstate.spec.vocabulary import EVENTS
 from gapstate.spec.load import Spec
@@ -125,8 +126,10 @@ KINDS = ("behaviour", "name_added", "name_removed", "cap", "allowance_added", "a
 
 
 @dataclass(frozen=True)
-class DiffResult:
+class DiffResult(Result):
     """The outcome of `diff`, shaped like its JSON output."""
+
+    _attributes = frozenset({"same"})
 
     old: str
     new: str
@@ -138,9 +141,6 @@ class DiffResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {"same": self.same, "old": self.old, "new": self.new, "changes": [c.to_dict() for c in self.changes]}
-
-    def __getitem__(self, key: str) -> Any:
-        return self.to_dict()[key]
 
 
 def diff(old: Spec, new: Spec) -> DiffResult:

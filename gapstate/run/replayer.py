@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
+from gapstate.results import Result
 from gapstate.run.machine import Machine, Outcome, Status, compiled
 from gapstate.spec.vocabulary import CHOICE_OF, COUNTERS, PAYLOADS, RULES, SEEN, Config
 from gapstate.spec.load import Spec
@@ -94,7 +95,7 @@ class Step(msgspec.Struct, frozen=True, gc=False):
 
 
 @dataclass(frozen=True)
-class ReplayResult:
+class ReplayResult(Result):
     """The outcome of `replay`, shaped like its JSON output."""
 
     steps: tuple[Step, ...] | None  # None when only the summary was asked for
@@ -124,7 +125,10 @@ class ReplayResult:
         return out
 
     def __getitem__(self, key: str) -> Any:
-        return self.to_dict()[key]
+        """`result["steps"]` builds every step's dict once; the other keys build no step."""
+        if key == "steps":
+            return super().__getitem__(key)
+        return self.to_dict(with_steps=False)[key]
 
 
 def counters(config: Config) -> dict[str, int]:

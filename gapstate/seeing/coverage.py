@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gapstate.results import Result
 from gapstate.errors import GapstateError
 from gapstate.run.recorded import Unusable
 from gapstate.run.replayer import ReplayError
@@ -50,8 +51,10 @@ class TraceCount:
 
 
 @dataclass(frozen=True)
-class CoverageResult:
+class CoverageResult(Result):
     """The sum over every trace, shaped like the JSON output."""
+
+    _attributes = frozenset()
 
     traces: int
     events: int
@@ -74,9 +77,6 @@ class CoverageResult:
             "stopped": [stop.to_dict() for stop in self.stopped],
             **({} if self.unusable is None else {"unusable": [u.to_dict() for u in self.unusable]}),
         }
-
-    def __getitem__(self, key: str) -> Any:
-        return self.to_dict()[key]
 
 
 def trace_files(paths: Iterable[str]) -> Iterator[str]:

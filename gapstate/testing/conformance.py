@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from gapstate.results import Result
 from gapstate.errors import GapstateError
 from gapstate.run.machine import Machine, Status
 from gapstate.run.replayer import Session, counters, machine_for
@@ -151,7 +152,7 @@ class Divergence:
 
 
 @dataclass(frozen=True)
-class ConformResult:
+class ConformResult(Result):
     """What a conform run found, shaped like its JSON output."""
 
     spec: str
@@ -179,9 +180,6 @@ class ConformResult:
         from gapstate.cli.render.testing import conform_text
 
         return conform_text(self)
-
-    def __getitem__(self, key: str) -> Any:
-        return self.to_dict()[key]
 
 
 # Running traces -------------------------------------------------------------------

@@ -30,6 +30,7 @@ from hypothesis.errors import Unsatisfiable
 from hypothesis.reporting import with_reporter
 
 from gapstate import __version__
+from gapstate.results import Result
 from gapstate.run.machine import Status
 from gapstate.run.replayer import ReplayError, Session, machine_for, replay
 from gapstate.spec.load import Spec
@@ -62,7 +63,7 @@ class Counterexample:
 
 
 @dataclass(frozen=True)
-class FuzzResult:
+class FuzzResult(Result):
     """What a fuzz run found, shaped like its JSON output."""
 
     spec: str
@@ -111,9 +112,6 @@ class FuzzResult:
                 "complete_after": self.complete_after,
             },
         }
-
-    def __getitem__(self, key: str) -> Any:
-        return self.to_dict()[key]
 
 
 # The last fifth of a run's traces (of its time, with --duration) head for

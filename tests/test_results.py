@@ -1,0 +1,37 @@
+"""Results: `result[key]` for the API's users, and `ok` without building the document."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import gapstate
+from gapstate.run.replayer import ReplayResult
+
+PACKAGE = Path(gapstate.__file__).parent
+
+
+def test_ok_and_the_summary_keys_of_a_replay_build_no_step(monkeypatch):
+    result = gapstate.replay(None, [{"event": "busy_start", "t": 0}, {"event": "busy_end", "t": 5}])
+    monkeypatch.setattr(type(result.steps[0]), "to_dict", lambda step: (_ for _ in ()).throw(AssertionError("built")))
+    assert result["ok"] is True
+    assert result["final"]["state"] == result.final.state
+    assert result["error"] is None
+
+
+def test_a_key_builds_the_document_once(monkeypatch):
+    result = gapstate.replay(None, [{"event": "busy_start", "t": 0}])
+    built = []
+    original = ReplayResult.to_dict
+    monkeypatch.setattr(ReplayResult, "to_dict", lambda self, **kw: built.append(1) or original(self, **kw))
+    assert result["steps"] == result["steps"] == original(result)["steps"]
+    assert len(built) == 1
+
+
+def test_only_the_command_line_group_exits():
+    exits = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "exit" and getattr(node.value, "id", None) == "sys":
+                exits.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert [place.split(":")[0] for place in exits] == ["cli/base.py"], exits
