@@ -45,6 +45,14 @@ INTERRUPTED = 130
 CLOSED_PIPE = 141
 
 
+class Terminated(BaseException):
+    """A signal that ends the command (SIGTERM): raised in its handler to unwind, exit 128 + signum."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.code = 128 + signum
+
+
 class UnusableInput(click.ClickException):
     """Input that cannot be used at all: exit 2, with text and JSON rendered by `render`.
 
@@ -100,13 +108,13 @@ class LateBar:
             self._bar.__exit__(None, None, None)
 
 
-def reports_errors(command: Callable[..., None]) -> Callable[..., None]:
+def reports_errors(command: Callable[..., int | None]) -> Callable[..., int | None]:
     """Turn the core's GapstateError into UnusableInput, in the format the command was asked for."""
 
     @functools.wraps(command)
-    def run(*args: Any, **kwargs: Any) -> None:
+    def run(*args: Any, **kwargs: Any) -> int | None:
         try:
-            command(*args, **kwargs)
+            return command(*args, **kwargs)
         except GapstateError as error:
             # Problems that carry their own line (a trace's malformed lines) are shown one by one.
             located = tuple(p for p in error.problems if hasattr(p, "line")) or None
@@ -172,15 +180,16 @@ class Gapstate(click.Group):
 
     def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
              standalone_mode: bool = True, **extra: Any) -> Any:
+        """Run the command and exit with the code it returned: the one place gapstate exits."""
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, **extra)
         try:
             code = super().main(args, prog_name, complete_var, False, **extra)
         except click.ClickException as error:
             error.show()
-            sys.exit(error.exit_code)
+            code = error.exit_code
         except click.Abort:  # click's name for a Ctrl-C outside a command
-            sys.exit(INTERRUPTED)
+            code = INTERRUPTED
         sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -191,9 +200,11 @@ class Gapstate(click.Group):
                 sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
         except BrokenPipeError:
             _silence_stdout()
-            sys.exit(CLOSED_PIPE)
+            return CLOSED_PIPE
         except KeyboardInterrupt:
-            sys.exit(INTERRUPTED)
+            return INTERRUPTED
+        except Terminated as signal:
+            return signal.code
 
 
 def _silence_stdout() -> None:

@@ -32,7 +32,7 @@ from gapstate.errors import GapstateError
 )
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 still means unusable input).")
 @reports_errors
-def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bool) -> None:
+def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bool) -> int:
     """Prove the table total, unambiguous and reachable, and check its rules.
 
     PATH (one or more) or --spec names the spec files; without either, the
@@ -60,7 +60,7 @@ def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bo
     if len(choices) == 1 and fmt in ("text", "json"):
         result = explored(read_spec(choices[0]))
         click.echo(to_json(result.to_dict()) if fmt == "json" else check_text(result, bundled=choices[0].bundled))
-        sys.exit(0 if result.ok or exit_zero else 1)
+        return 0 if result.ok or exit_zero else 1
     # Several specs, or a CI format: each is checked and reported in turn; the
     # exit code is the worst, and JSON or SARIF is one document holding each spec's.
     checked: list[tuple[Any, Any]] = []  # (choice, its CheckResult or GapstateError), in order
@@ -103,4 +103,4 @@ def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bo
         texts = [check_text(o, bundled=c.bundled) for c, o in checked if not isinstance(o, GapstateError)]
         if texts:
             click.echo("\n".join(texts))
-    sys.exit(worst)
+    return worst

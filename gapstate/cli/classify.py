@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 
 import click
 
@@ -19,7 +18,7 @@ from gapstate.errors import GapstateError
 @click.argument("report_path", metavar="REPORT")
 @FORMAT
 @reports_errors
-def classify(report_path: str, fmt: str) -> None:
+def classify(report_path: str, fmt: str) -> int:
     """Judge a continuity-experiment report (JSON) by the five attribution conditions.
 
     The result is descriptive: an attributable turn from one clip names a case
@@ -49,4 +48,4 @@ def classify(report_path: str, fmt: str) -> None:
         located = problem_lines(text, error.problems)
         raise UnusableInput(GapstateError(unjudgeable(len(located)), name), fmt, located) from None
     click.echo(to_json(result.to_dict()) if fmt == "json" else classify_text(result, name))
-    sys.exit(0)
+    return 0

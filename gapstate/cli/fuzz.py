@@ -46,7 +46,7 @@ def fuzz(
     max_events: int,
     require_coverage: bool,
     save_path: str | None,
-) -> None:
+) -> int:
     """Replay generated traces that walk the table; shrink the first one that fails.
 
     A trace fails when a step breaks a rule or an event the table does not
@@ -107,4 +107,4 @@ def fuzz(
             click.echo(annotations)
     else:
         click.echo(fuzz_text(result, saved))
-    sys.exit(0 if result.ok else 1)
+    return 0 if result.ok else 1

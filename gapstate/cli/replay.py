@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 
 import click
 
@@ -21,7 +20,7 @@ from gapstate.cli.base import (
 @FORMAT
 @click.option("--summary", is_flag=True, help="Print only the final configuration and any error.")
 @reports_errors
-def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> None:
+def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> int:
     """Replay a JSON Lines trace of events through the table.
 
     Exit 0 when every event replays, 1 on an invalid event, an event after
@@ -60,4 +59,4 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> N
             for chunk in body:
                 click.echo(chunk, nl=False)
             click.echo(replay_tail(result, caps, label(trace_path)))
-    sys.exit(0 if result.ok else 1)
+    return 0 if result.ok else 1

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 
 import click
 
@@ -18,7 +17,7 @@ from gapstate.cli.base import (
 @click.option("--git", "revision", metavar="REV", default=None, help="Compare PATH as it was at git revision REV with PATH in the working tree.")
 @FORMAT
 @reports_errors
-def diff(paths: tuple[str, ...], revision: str | None, fmt: str) -> None:
+def diff(paths: tuple[str, ...], revision: str | None, fmt: str) -> int:
     """Show what a change to the table does to behaviour, per (state, event, guard valuation).
 
     Also caps, names, the allow-list and rows whose reachability changed.
@@ -43,4 +42,4 @@ def diff(paths: tuple[str, ...], revision: str | None, fmt: str) -> None:
         old, new = load_spec(paths[0]), load_spec(paths[1])
     result = compare(old, new)
     click.echo(to_json(result.to_dict()) if fmt == "json" else diff_text(result))
-    sys.exit(0 if result.same else 1)
+    return 0 if result.same else 1

@@ -35,7 +35,7 @@ def _ways(spec_path: str | None) -> Any:
 @SPEC
 @FORMAT
 @reports_errors
-def witness(address: str, spec_path: str | None, fmt: str) -> None:
+def witness(address: str, spec_path: str | None, fmt: str) -> int:
     """Print the shortest trace (JSON Lines) whose last event fires ROW.
 
     ROW is a spec line or `STATE|EVENT|GUARDS` as written in the table
@@ -59,7 +59,7 @@ def witness(address: str, spec_path: str | None, fmt: str) -> None:
     note = witness_note(result)
     if note is not None:
         click.echo(f"gapstate witness: {note}", err=True)
-    sys.exit(0 if result.ok else 1)
+    return 0 if result.ok else 1
 
 
 @main.command()
@@ -67,7 +67,7 @@ def witness(address: str, spec_path: str | None, fmt: str) -> None:
 @SPEC
 @FORMAT
 @reports_errors
-def explain(address: str, spec_path: str | None, fmt: str) -> None:
+def explain(address: str, spec_path: str | None, fmt: str) -> int:
     """Explain ROW: when it fires, what it does, its rules, and a trace that fires it.
 
     ROW is a spec line or `STATE|EVENT|GUARDS`. Exit 0 for any row of the
@@ -81,6 +81,7 @@ def explain(address: str, spec_path: str | None, fmt: str) -> None:
     ways = _ways(spec_path)
     said = tell(ways, *locate(ways.spec.table, address, ways.spec.path))
     click.echo(to_json(said.to_dict()) if fmt == "json" else explain_text(said))
+    return 0
 
 
 def _fired(spec: Any, paths: tuple[str, ...], jobs: int, label: str, split_by: str | None = None,
@@ -107,7 +108,7 @@ def _fired(spec: Any, paths: tuple[str, ...], jobs: int, label: str, split_by: s
 @click.option("--keep-going", is_flag=True, help="List unusable traces (malformed, unreadable) and count the rest; exit 1.")
 @reports_errors
 def coverage(traces: tuple[str, ...], spec_path: str | None, fmt: str, jobs: int | None, split_by: str | None,
-             require_all: bool, keep_going: bool) -> None:
+             require_all: bool, keep_going: bool) -> int:
     """Replay recorded traces and report how often each reachable row fired.
 
     TRACE is a JSON Lines trace file, or a folder (its *.jsonl files,
@@ -129,7 +130,7 @@ def coverage(traces: tuple[str, ...], spec_path: str | None, fmt: str, jobs: int
         click.echo(to_json(result.to_dict()))
     else:
         click.echo(coverage_text(result, {row.line: str(row) for row in spec.table.rows}))
-    sys.exit(1 if result.stopped or result.unusable or (require_all and result.never) else 0)
+    return 1 if result.stopped or result.unusable or (require_all and result.never) else 0
 
 
 @main.command()
@@ -156,7 +157,7 @@ def graph(
     covered: tuple[str, ...],
     update: bool,
     jobs: int | None,
-) -> None:
+) -> int:
     """Draw the state diagram of the table, as Mermaid or Graphviz DOT.
 
     States are nodes (the initial one marked); one edge per (state, next
@@ -181,13 +182,14 @@ def graph(
     table = spec.require_steppable()
     if update:
         _update_diagram(spec.path, mermaid(build(table)))
-        return
+        return 0
     fired = None
     if covered:
         result = _fired(spec, covered + traces, jobs or jobs_default(), "replaying")
         fired = {line for line, count in result.fired.items() if count}
     diagram = build(table, all_rows=all_rows, fired=fired)
     click.echo(mermaid(diagram) if fmt == "mermaid" else dot(diagram), nl=False)
+    return 0
 
 
 def _update_diagram(path: str, drawn: str) -> None:

@@ -11,6 +11,7 @@ from gapstate import __version__
 from gapstate.cli.base import (
     FORMAT,
     SPEC,
+    Terminated,
     main,
     read_spec_bytes,
     reports_errors,
@@ -23,7 +24,7 @@ from gapstate.cli.base import (
 @SPEC
 @click.option("--force", is_flag=True, help="Replace OUTDIR when it exists and is not empty.")
 @reports_errors
-def vectors(outdir: str, spec_path: str | None, force: bool) -> None:
+def vectors(outdir: str, spec_path: str | None, force: bool) -> int:
     """Write a conformance suite into OUTDIR: traces, their expected replay documents, a manifest.
 
     The traces fire every reachable row and refuse every invalid one and an
@@ -50,7 +51,7 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> None:
             "(see `gapstate check`); fix the table first. Nothing written.",
             err=True,
         )
-        sys.exit(1)
+        return 1
     digest = hashlib.sha256(data).hexdigest()  # the very bytes the table was parsed from
     files: dict[str, str] = {}
     for vector in suite.vectors:
@@ -63,6 +64,7 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> None:
         f"gapstate vectors: {outdir}: {len(suite.vectors)} traces, {events} events: "
         f"{len(suite.reachable)} reachable rows fired, {len(suite.refusable)} invalid rows refused"
     )
+    return 0
 
 
 @main.command(context_settings={"allow_interspersed_args": False})
@@ -74,7 +76,7 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> None:
 @click.option("--timeout", default=5.0, show_default=True, type=click.FloatRange(min=0, min_open=True), help="Seconds to wait for each answer.")
 @click.argument("command", nargs=-1, required=True, metavar="-- COMMAND [ARG...]")
 @reports_errors
-def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, examples: int, seed: int, timeout: float, command: tuple[str, ...]) -> None:
+def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, examples: int, seed: int, timeout: float, command: tuple[str, ...]) -> int:
     """Drive an implementation over the line protocol and compare every answer with the table.
 
     COMMAND is started once; docs/conformance.md is the protocol. Exit 0 when
@@ -100,7 +102,7 @@ def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, examples: 
         else:
             result = run(spec, child, suite, examples, seed)
     click.echo(to_json(result.to_dict()) if fmt == "json" else conform_text(result))
-    sys.exit(0 if result.ok else 1)
+    return 0 if result.ok else 1
 
 
 def _exit_on_sigterm() -> None:
@@ -113,6 +115,6 @@ def _exit_on_sigterm() -> None:
 
     def stop(signum: int, frame: Any) -> None:
         signal.signal(signum, signal.SIG_IGN)  # a second one must not cut the cleanup short
-        sys.exit(128 + signum)
+        raise Terminated(signum)
 
     signal.signal(signal.SIGTERM, stop)
