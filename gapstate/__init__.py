@@ -16,7 +16,7 @@ from gapstate.errors import GapstateError
 if TYPE_CHECKING:  # the real types, without importing the modules (or pathlib) at run time
     from pathlib import Path
 
-    from gapstate.attribution.classifier import ClassifyResult
+    from gapstate.attribution.conditions import ClassifyResult
     from gapstate.testing.conformance import ConformResult, Implementation
     from gapstate.proof.check import CheckResult
     from gapstate.run.replayer import ReplayResult
@@ -66,7 +66,7 @@ def classify(report: dict[str, Any]) -> ClassifyResult:
 
     A malformed report raises GapstateError listing every problem with its JSON path.
     """
-    from gapstate.attribution.classifier import classify as judge
+    from gapstate.attribution.conditions import classify as judge
 
     return judge(report)
 

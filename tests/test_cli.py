@@ -16,7 +16,7 @@ import gapstate
 from gapstate.cli import main
 
 from .support import ROOT, SPEC_TEXT, line_of, replay, run, variant, write_trace
-from .test_attribution_classifier import control, report, silent, stall, turn, verdicts  # the report builders
+from .test_attribution_conditions import control, report, silent, stall, turn, verdicts  # the report builders
 
 EXAMPLE = ROOT / "spec" / "classify-example.json"
 
@@ -358,8 +358,8 @@ def test_classify_never_loads_lark_or_networkx():
         f"    main(['classify', {str(EXAMPLE)!r}, '--format', 'json'])\n"
         "except SystemExit as exit:\n"
         "    assert exit.code == 0, exit.code\n"
-        "import gapstate.attribution.classifier\n"
-        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('lark', 'networkx', 'jsonschema', 'pydantic'))\n"
+        "import gapstate.attribution.conditions, gapstate.attribution.repeats, gapstate.attribution.positions\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('lark', 'networkx', 'jsonschema', 'pydantic', 'matplotlib'))\n"
         "print('HEAVY', heavy, file=sys.stderr)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -1,7 +1,8 @@
-"""`gapstate classify`: judge continuity-experiment reports."""
+"""`gapstate classify`: judge continuity-experiment reports, one or several repeats of one experiment."""
 
 from __future__ import annotations
 
+from typing import Any
 
 import click
 
@@ -14,28 +15,78 @@ from gapstate.cli.base import (
 from gapstate.errors import GapstateError
 
 
-@main.command()
-@click.argument("report_path", metavar="REPORT")
-@FORMAT
-@reports_errors
-def classify(report_path: str, fmt: str) -> int:
-    """Judge a continuity-experiment report (JSON) by the five attribution conditions.
+def _plot_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and not value.lower().endswith(".svg"):
+        raise click.BadParameter("the heat map is SVG: name a file ending in .svg", ctx, param)
+    return value
 
-    The result is descriptive: an attributable turn from one clip names a case
-    to repeat, not a rate. Exit 0 whatever the verdict, 2 when the report
-    cannot be used (every problem is listed, with its line and JSON path).
+
+@main.command()
+@click.argument("report_paths", metavar="REPORT...", nargs=-1, required=True)
+@FORMAT
+@click.option("--plot", "plot_path", metavar="FILE.svg", default=None, callback=_plot_path,
+              help="Also draw the verdicts as a heat map (arms x turns, coloured by verdict, counts in the "
+                   "cells) into this SVG file; needs matplotlib (pip install 'gapstate[plot]').")
+@reports_errors
+def classify(report_paths: tuple[str, ...], fmt: str, plot_path: str | None) -> int:
+    """Judge continuity-experiment reports (JSON) by the five attribution conditions.
+
+    One REPORT: each stall arm's turns are attributable, inconclusive (naming
+    each unmet condition), intact, a delay or incomplete. Several REPORTs are
+    repeats of one experiment (the same answer_key, the same arms by name and
+    kind): the verdicts are counted across them, as numbers of repeats, never
+    as a rate. The result is descriptive: an attributable turn names a case to
+    repeat. Exit 0 whatever the verdict, 2 when a report cannot be used (every
+    problem is listed, with its line and JSON path) or is not a repeat of the
+    first.
+
+    \b
+    The report (JSON; docs/classify.md describes every field and verdict):
+      {"answer_key": ["q1", ...],
+       "arms": [{"name": str, "kind": "control" | "stall",
+                 "capture_complete": bool, "transcript_received": bool,
+                 "counters": {name: int},
+                 "intervals": [{"kind": "drop" | "quarantine",
+                                "start": ms, "end": ms, "voiced": bool}],
+                 "sdk_overflow": [{"t": ms, "dropped": frames}],
+                 "turns": {"q1": {"status": "present" | "absent" | "repeated" | "late",
+                                  "transmitted": bool, "audio": [start_ms, end_ms],
+                                  "peer_bytes": int}}}]}
+    Every object may also hold "meta": anything, never read.
     """
+    from gapstate.attribution.conditions import judge
+    from gapstate.attribution.repeats import differences, judge_repeats
+    from gapstate.cli.render import to_json
+    from gapstate.cli.render.classify import classify_text, not_a_repeat, repeats_text
+
+    read = [_read(path, fmt) for path in report_paths]
+    first_name, first_text, first = read[0]
+    for name, text, model in read[1:]:
+        found = differences(first, model, first_name)
+        if found:
+            raise _refuse(not_a_repeat(len(found), first_name), name, text, found, fmt)
+    if len(read) == 1:
+        result: Any = judge(first)
+        shown = to_json(result.to_dict()) if fmt == "json" else classify_text(result, first_name)
+    else:
+        result = judge_repeats([(name, model) for name, _, model in read])
+        shown = to_json(result.to_dict()) if fmt == "json" else repeats_text(result)
+    if plot_path is not None:
+        _plot(result, plot_path)
+    click.echo(shown)
+    return 0
+
+
+def _read(path: str, fmt: str) -> tuple[str, str, Any]:
+    """(label, text, validated model) of one report; exit 2 listing its problems when it cannot be judged."""
     import json  # inside, like every command's imports: classify never loads lark or networkx
 
-    from gapstate.attribution.classifier import classify as judge
-    from gapstate.attribution.classifier import problem_lines
-    from gapstate.cli.render import to_json
-    from gapstate.cli.render.classify import classify_text
-    from gapstate.cli.render.errors import unjudgeable
+    from gapstate.attribution.validation import validate
+    from gapstate.cli.render.classify import unjudgeable
     from gapstate.spec.source import label, read_text
 
-    name = label(report_path)
-    text = read_text(report_path)
+    name = label(path)
+    text = read_text(path)
     try:
         report = json.loads(text)
     except json.JSONDecodeError as error:
@@ -43,9 +94,34 @@ def classify(report_path: str, fmt: str) -> int:
     except RecursionError:
         raise GapstateError("not usable JSON: nested too deeply", name, 1, 1) from None
     try:
-        result = judge(report)
+        return name, text, validate(report)
     except GapstateError as error:
-        located = problem_lines(text, error.problems)
-        raise UnusableInput(GapstateError(unjudgeable(len(located)), name), fmt, located) from None
-    click.echo(to_json(result.to_dict()) if fmt == "json" else classify_text(result, name))
-    return 0
+        from gapstate.attribution.positions import SHOWN
+
+        raise _refuse(unjudgeable(len(error.problems), SHOWN), name, text, error.problems, fmt) from None
+
+
+def _refuse(headline: str, name: str, text: str, problems: Any, fmt: str) -> UnusableInput:
+    """Exit 2: the headline, then the first SHOWN problems at their lines in `text`."""
+    from gapstate.attribution.positions import SHOWN, problem_lines
+
+    return UnusableInput(GapstateError(headline, name), fmt, problem_lines(text, problems, SHOWN))
+
+
+def _plot(result: Any, path: str) -> None:
+    """Draw the heat map, then write it whole, and only over a regular file."""
+    import os
+    import stat
+
+    from gapstate.spec.source import write_atomically
+
+    try:
+        from gapstate.cli.render.heatmap import heatmap_svg
+    except ImportError:
+        raise GapstateError("--plot needs matplotlib: pip install 'gapstate[plot]'", path) from None
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            raise GapstateError("exists and is not a regular file; --plot writes only regular files", path)
+    except FileNotFoundError:
+        pass
+    write_atomically(path, heatmap_svg(result))

@@ -1,34 +1,108 @@
-"""`gapstate classify`: the verdict table and the summary."""
+"""`gapstate classify`: one report's verdict table, or how the verdicts fall across repeats, and the summary.
+
+Nothing here decides anything: each function takes the result the core
+returned and gives back a string. Counts across repeats are written as counts
+("attributable in 2 of 5 repeats"), never as a share of the repeats.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from gapstate.cli.render import plural
 
+OVERFLOW_MARK = "SDK overflow logged during its audio"
+
+
+def unjudgeable(count: int, shown: int) -> str:
+    more = f"; the first {shown} are shown" if count > shown else ""
+    return f"the report cannot be judged ({plural(count, 'problem')}{more}):"
+
+
+def not_a_repeat(count: int, first: str) -> str:
+    return f"not a repeat of {first} ({plural(count, 'difference')}):"
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+    """Columns padded to their widest cell; the last column is left ragged."""
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
+    return [
+        "  ".join(f"{cell:<{widths[i]}}" for i, cell in enumerate(row[:-1])) + f"  {row[-1]}"
+        for row in [header, *rows]
+    ]
+
+
+def _arm_lines(names: list[str], said: list[str]) -> list[str]:
+    width = max(len(name) for name in names) + 1
+    return [f"arm {name + ':':<{width}}  {words}" for name, words in zip(names, said)]
+
+
+def overflow_words(overflow: Any) -> str:
+    return (f"{plural(overflow.lines, 'overflow line')}: the SDK dropped "
+            f"{overflow.dropped_min} to {overflow.dropped_max} frames")
+
 
 def classify_text(result: Any, source: str = "<report>") -> str:
     """One row per (arm, turn), each arm's verdict, the overall verdict, the note, then a summary line."""
-    header = ("arm", "turn", "verdict", "unmet")
     rows = [
-        (arm.name, turn.turn, turn.verdict, ", ".join(turn.unmet) or "-")
+        (arm.name, turn.turn, turn.verdict,
+         "; ".join(filter(None, [", ".join(turn.unmet) or "-", OVERFLOW_MARK if turn.sdk_overflow else ""])))
         for arm in result.arms
         for turn in arm.turns
     ]
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(3)]
-    lines = [
-        "  ".join(f"{cell:<{widths[i]}}" for i, cell in enumerate(row[:3])) + f"  {row[3]}"
-        for row in [header, *rows]
-    ]
+    lines = _table(("arm", "turn", "verdict", "unmet"), rows)
     lines.append("")
-    width = max(len(arm.name) for arm in result.arms) + 1
-    for arm in result.arms:
-        lines.append(f"arm {arm.name + ':':<{width}}  {arm.verdict}")
+    lines += _arm_lines(
+        [arm.name for arm in result.arms],
+        [arm.verdict + (f" ({overflow_words(arm.sdk_overflow)})" if arm.sdk_overflow else "") for arm in result.arms],
+    )
     lines.append(f"overall: {result.verdict}")
     lines.append(f"note: {result.note}")
     turns = sum(len(arm.turns) for arm in result.arms)
     lines.append(
         f"gapstate classify: {source}: {plural(len(result.arms), 'arm')}, {plural(turns, 'turn')}: "
         f"{result.verdict} (descriptive)"
+    )
+    return "\n".join(lines)
+
+
+def in_repeats(counts: Iterable[tuple[str, int]], total: int) -> str:
+    """`attributable in 2 of 5 repeats, inconclusive in 3 of 5 repeats`."""
+    return ", ".join(f"{what} in {n} of {total} repeats" for what, n in counts)
+
+
+def repeats_text(result: Any) -> str:
+    """Per (arm, turn) how the verdicts fell across the repeats, per arm, per repeat, overall, the note, a summary."""
+    total = len(result.repeats)
+    arms_of = [{arm.name: arm for arm in repeat.result.arms} for repeat in result.repeats]
+    rows = []
+    for arm in result.arms:
+        for index, turn in enumerate(arm.turns):
+            logged = sum(1 for arms in arms_of if arms[arm.name].turns[index].sdk_overflow)
+            unmet = ", ".join(f"{condition} in {n}" for condition, n in turn.unmet) or "-"
+            mark = f"{OVERFLOW_MARK} in {logged} of {total} repeats" if logged else ""
+            rows.append((arm.name, turn.turn, in_repeats(turn.verdicts, total), "; ".join(filter(None, [unmet, mark]))))
+    lines = _table(("arm", "turn", f"verdicts across {total} repeats", "unmet (repeats)"), rows)
+    lines.append("")
+    said = []
+    for arm in result.arms:
+        overflows = [arms[arm.name].sdk_overflow for arms in arms_of if arms[arm.name].sdk_overflow]
+        extra = ""
+        if overflows:
+            most = max(overflow.dropped_max for overflow in overflows)
+            extra = f"; overflow lines logged in {len(overflows)} of {total} repeats, at most {most} frames dropped"
+        said.append(in_repeats(arm.verdicts, total) + extra)
+    lines += _arm_lines([arm.name for arm in result.arms], said)
+    for number, repeat in enumerate(result.repeats, start=1):
+        lines.append(f"repeat {number}: {repeat.report}: {repeat.result.verdict}")
+    overall = in_repeats(result.verdicts, total)
+    lines.append(f"overall: {overall}")
+    lines.append(f"note: {result.note}")
+    first = result.repeats[0].result
+    turns = sum(len(arm.turns) for arm in first.arms)
+    lines.append(
+        f"gapstate classify: {plural(total, 'repeat')} of {plural(len(first.arms), 'arm')}, "
+        f"{plural(turns, 'turn')}: {overall} (descriptive)"
     )
     return "\n".join(lines)

@@ -58,7 +58,3 @@ def error_json(error: Any, problems: tuple[Any, ...] | None = None) -> str:
 def error_detail(error: Any) -> dict[str, Any]:
     """Unusable input as the JSON documents give it: file, line, column, message."""
     return {"file": error.file, "line": error.line, "column": error.column, "message": error.message}
-
-
-def unjudgeable(count: int) -> str:
-    return f"the report cannot be judged ({count} problem{'s' if count != 1 else ''}):"

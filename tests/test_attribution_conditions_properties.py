@@ -9,7 +9,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gapstate.attribution.classifier import CONDITIONS, INTERVAL_KINDS, STATUSES, classify, format_path, locate, position
+from gapstate.attribution.conditions import CONDITIONS, classify
+from gapstate.attribution.positions import locate, position
+from gapstate.attribution.report import INTERVAL_KINDS, STATUSES
+from gapstate.attribution.validation import format_path
 from gapstate.errors import GapstateError
 
 # Strategies ------------------------------------------------------------------
@@ -36,6 +39,12 @@ def intervals(draw: Any) -> dict[str, Any]:
     return out
 
 
+@st.composite
+def overflow_lines(draw: Any) -> dict[str, int]:
+    """A logged "dropped N queued frames" line: at the first drop or a hundredth, at a time near the turns."""
+    return {"t": draw(TIME), "dropped": draw(st.sampled_from([1, 100, 101, 200, 201, 1000]))}
+
+
 def optional(draw: Any, out: dict[str, Any], key: str, strategy: Any) -> None:
     """Sets `key` or leaves it to its default, so defaults are exercised too."""
     if draw(st.booleans()):
@@ -48,6 +57,8 @@ def turns(draw: Any, key: list[str], statuses: Any) -> dict[str, Any]:
     for name in draw(st.permutations(key)):  # any dict order
         turn: dict[str, Any] = {"status": draw(statuses)}
         optional(draw, turn, "transmitted", st.sampled_from([True, True, False]))
+        if not draw(st.integers(0, 4)):  # a recording peer, now and then
+            turn["peer_bytes"] = draw(st.sampled_from([0, 3200]))
         if draw(st.integers(0, 3)):  # audio is usually there
             turn["audio"] = draw(spans())
         out[name] = turn
@@ -65,6 +76,8 @@ def arms(draw: Any, name: str, kind: str, key: list[str]) -> dict[str, Any]:
     optional(draw, arm, "counters", st.dictionaries(st.sampled_from(["ingress_dropped_bytes", "quarantined_bytes"]),
                                                     st.sampled_from([0, 0, 3200])))
     optional(draw, arm, "intervals", st.lists(intervals(), max_size=3))
+    if not draw(st.integers(0, 3)):
+        arm["sdk_overflow"] = draw(st.lists(overflow_lines(), max_size=3))
     statuses = st.sampled_from(["present", "present", "late", "absent"]) if kind == "control" else STATUS
     arm["turns"] = draw(turns(key, statuses))
     return arm
@@ -224,3 +237,46 @@ def test_locate_finds_where_every_value_of_the_text_starts(report, indent, ascii
         assert decode(text, offsets[path])[0] == value
         line, column = position(text, offsets, path)
         assert text.splitlines()[line - 1][column - 1] == text[offsets[path]]
+
+
+@FAST
+@given(reports(), st.integers(min_value=0), st.sampled_from([{"run": 3}, "host-a", [1, 2], None]))
+def test_meta_is_accepted_on_any_object_and_ignored(report, which, meta):
+    before = classify(report).to_dict()
+    places = objects(report)
+    target = report
+    for part in places[which % len(places)]:
+        target = target[part]
+    target["meta"] = meta
+    assert classify(report).to_dict() == before
+
+
+# the overflow log line ---------------------------------------------------------
+
+
+@FAST
+@given(reports())
+def test_an_arm_with_an_overflow_line_is_never_unexplained_silence(report):
+    result = classify(report)
+    for arm, judged in zip(report["arms"], result["arms"]):
+        if arm.get("sdk_overflow"):
+            assert judged["verdict"] != "unexplained_silence"
+            assert judged["sdk_overflow"]["lines"] == len(arm["sdk_overflow"])
+
+
+@FAST
+@given(reports(), st.lists(overflow_lines(), min_size=1, max_size=3), st.integers(min_value=0))
+def test_overflow_lines_change_no_turn_verdict_so_never_make_a_turn_attributable(report, lines, which):
+    before = classify(report)
+    logged = copy.deepcopy(report)
+    arm = logged["arms"][which % len(logged["arms"])]
+    arm.setdefault("sdk_overflow", []).extend(lines)
+    after = classify(logged)
+    assert table(after) == table(before)
+    for old, new in zip(before["arms"], after["arms"]):
+        if new["name"] == arm["name"] and old["verdict"] == "unexplained_silence":
+            assert new["verdict"] == "sdk_overflow"
+        else:
+            assert new["verdict"] == old["verdict"]
+    assert after["verdict"] == before["verdict"] or (before["verdict"], after["verdict"]) == (
+        "unexplained_silence", "inconclusive")

@@ -1,0 +1,160 @@
+"""gapstate/cli/classify.py: several reports as repeats, the text table, --plot, and problems past the first thousand."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+import gapstate
+from gapstate.attribution.positions import SHOWN
+from gapstate.cli import main
+from gapstate.cli.render.heatmap import COLOURS
+
+from .test_attribution_conditions import control, report, silent, stall
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "spec" / "classify-example.json"
+
+
+def run(*args: str) -> Any:
+    return CliRunner().invoke(main, ["classify", *args])
+
+
+def write(tmp_path: Path, name: str, document: Any) -> str:
+    path = tmp_path / name
+    path.write_text(document if isinstance(document, str) else json.dumps(document, indent=2), encoding="utf-8")
+    return str(path)
+
+
+def five_repeats(tmp_path: Path) -> list[str]:
+    """Five repeats of one experiment: the stall arm's turn attributable in two, inconclusive in three."""
+    return [write(tmp_path, f"r{i}.json", report() if i < 2 else report(control(), stall(intervals=[])))
+            for i in range(5)]
+
+
+def test_one_report_prints_the_single_report_document_unchanged(tmp_path):
+    path = write(tmp_path, "one.json", report())
+    document = json.loads(run(path, "--format", "json").stdout)
+    assert document == gapstate.classify(report()).to_dict()
+    assert "repeats" not in document
+
+
+def test_several_reports_print_the_repeats_document(tmp_path):
+    paths = five_repeats(tmp_path)
+    outcome = run(*paths, "--format", "json")
+    assert outcome.exit_code == 0, outcome.output
+    document = json.loads(outcome.stdout)
+    assert document["repeats"] == 5
+    assert [entry["report"] for entry in document["reports"]] == paths
+    assert document["verdicts"] == {"attributable": 2, "inconclusive": 3}
+    assert document["arms"][1]["turns"][0]["verdicts"] == {"attributable": 2, "inconclusive": 3}
+
+
+def test_the_text_says_in_how_many_repeats_each_verdict_fell(tmp_path):
+    outcome = run(*five_repeats(tmp_path))
+    assert outcome.exit_code == 0, outcome.output
+    rows = outcome.stdout.splitlines()
+    [row] = [line for line in rows if line.startswith("stall ")]
+    assert "attributable in 2 of 5 repeats, inconclusive in 3 of 5 repeats" in row
+    assert "interval_recorded in 3, interval_overlaps in 3" in row
+    assert "overall: attributable in 2 of 5 repeats, inconclusive in 3 of 5 repeats" in rows
+    assert sum(line.startswith("repeat ") for line in rows) == 5
+    assert rows[-1].startswith("gapstate classify: 5 repeats of 2 arms, 2 turns: ")
+    assert "%" not in outcome.stdout
+
+
+def test_a_report_of_another_experiment_exits_2_naming_the_file_line_and_difference(tmp_path):
+    first = write(tmp_path, "a.json", report())
+    other = write(tmp_path, "b.json", report(control(), stall(name="stall-9s")))
+    outcome = run(first, other)
+    assert (outcome.exit_code, outcome.stdout) == (2, "")
+    assert f"{other}: not a repeat of {first} (2 differences):" in outcome.stderr
+    lines = Path(other).read_text(encoding="utf-8").splitlines()
+    named = next(i for i, line in enumerate(lines, start=1) if '"stall-9s"' in line)
+    arms = next(i for i, line in enumerate(lines, start=1) if '"arms"' in line)
+    column = lines[arms - 1].index("[") + 1
+    assert f'{other}:{named}:15: arms[1].name: arm "stall-9s" is not in {first}' in outcome.stderr
+    assert f'{other}:{arms}:{column}: arms: arm "stall" in {first} is missing' in outcome.stderr
+
+
+def test_the_second_reports_own_problems_are_named_with_its_file(tmp_path):
+    outcome = run(write(tmp_path, "a.json", report()), write(tmp_path, "b.json", {"answer_key": ["q1"]}))
+    assert outcome.exit_code == 2
+    assert "b.json: the report cannot be judged (1 problem):" in outcome.stderr
+
+
+def test_an_sdk_overflow_arm_is_shown_with_its_dropped_range_and_marked_turn(tmp_path):
+    arm = silent(sdk_overflow=[{"t": 1500, "dropped": 101}])
+    outcome = run(write(tmp_path, "r.json", report(control("present", "present"), arm, turns=2)))
+    assert "arm stall:    sdk_overflow (1 overflow line: the SDK dropped 101 to 200 frames)" in outcome.stdout
+    assert "SDK overflow logged during its audio" in outcome.stdout
+    assert "overall: inconclusive" in outcome.stdout
+
+
+def test_problems_past_the_first_thousand_are_counted_not_listed(tmp_path):
+    bad = {"answer_key": list(range(SHOWN + 500)), "arms": [control(), stall()]}
+    outcome = run(write(tmp_path, "big.json", bad), "--format", "json")
+    assert outcome.exit_code == 2
+    document = json.loads(outcome.stdout)
+    assert len(document["error"]["problems"]) == SHOWN
+    assert f"({SHOWN + 500 + 2} problems; the first {SHOWN} are shown)" in document["error"]["message"]
+    assert document["error"]["problems"][0]["path"] == "answer_key[0]"
+
+
+def test_help_shows_the_report_format_and_points_to_its_page():
+    text = run("--help").stdout
+    for field in ("answer_key", "sdk_overflow", "peer_bytes", "capture_complete", '"meta"', "docs/classify.md"):
+        assert field in text
+
+
+# --plot (matplotlib is in the test extra, so these always run) ----------------------
+
+
+def test_plot_writes_an_svg_heat_map_with_a_band_per_verdict(tmp_path):
+    out = tmp_path / "map.svg"
+    outcome = run(*five_repeats(tmp_path), "--plot", str(out))
+    assert outcome.exit_code == 0, outcome.output
+    svg = out.read_text(encoding="utf-8")
+    assert svg.startswith("<?xml") and "<svg" in svg
+    for verdict in ("attributable", "inconclusive", "intact"):
+        assert f"fill: {COLOURS[verdict]}" in svg
+    assert COLOURS["delay"] not in svg  # no repeat gave a delay
+    assert not [name for name in os.listdir(tmp_path) if name.startswith(".gapstate-")]  # no temporary left
+
+
+def test_the_same_result_draws_the_same_bytes(tmp_path):
+    paths = five_repeats(tmp_path)
+    run(*paths, "--plot", str(tmp_path / "a.svg"))
+    run(*paths, "--plot", str(tmp_path / "b.svg"))
+    assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
+
+
+def test_a_name_with_markup_or_a_dollar_sign_is_drawn_not_interpreted(tmp_path):
+    data = report(control(), stall(name='<script>"$x$"</script>'))
+    outcome = run(write(tmp_path, "r.json", data), "--plot", str(tmp_path / "m.svg"))
+    assert outcome.exit_code == 0, outcome.output
+    assert "<script" not in (tmp_path / "m.svg").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("kind", ["symlink", "folder", "fifo"])
+def test_plot_writes_only_regular_files(tmp_path, kind):
+    target = tmp_path / "map.svg"
+    elsewhere = tmp_path / "elsewhere.svg"
+    elsewhere.write_text("keep", encoding="utf-8")
+    {"symlink": lambda: target.symlink_to(elsewhere), "folder": target.mkdir,
+     "fifo": lambda: os.mkfifo(target)}[kind]()
+    outcome = run(str(EXAMPLE), "--plot", str(target))
+    assert (outcome.exit_code, outcome.stdout) == (2, "")
+    assert "not a regular file" in outcome.stderr
+    assert elsewhere.read_text(encoding="utf-8") == "keep"
+
+
+def test_plot_takes_only_an_svg_name(tmp_path):
+    outcome = run(str(EXAMPLE), "--plot", str(tmp_path / "map.png"))
+    assert outcome.exit_code == 2 and ".svg" in outcome.stderr
+    assert not (tmp_path / "map.png").exists()
