@@ -15,7 +15,7 @@ from gapstate.attribution.positions import SHOWN
 from gapstate.cli import main
 from gapstate.cli.render.heatmap import COLOURS
 
-from .test_attribution_conditions import control, report, silent, stall
+from .test_attribution_conditions import control, report, silent, stall, turn
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "spec" / "classify-example.json"
@@ -158,3 +158,13 @@ def test_plot_takes_only_an_svg_name(tmp_path):
     outcome = run(str(EXAMPLE), "--plot", str(tmp_path / "map.png"))
     assert outcome.exit_code == 2 and ".svg" in outcome.stderr
     assert not (tmp_path / "map.png").exists()
+
+
+def test_a_report_too_large_to_draw_readably_is_refused_and_nothing_is_written(tmp_path):
+    statuses = ["present"] * 1300  # 2 arms x 1,300 turns: more cells than CELLS
+    data = report(control(*statuses), stall(*[turn("present")] * 1300), turns=1300)
+    target = tmp_path / "map.svg"
+    outcome = run(write(tmp_path, "big.json", data), "--plot", str(target))
+    assert (outcome.exit_code, outcome.stdout) == (2, "")
+    assert f"{target}: too many cells to draw (2 arms x 1300 turns" in outcome.stderr
+    assert not target.exists()

@@ -124,4 +124,9 @@ def _plot(result: Any, path: str) -> None:
             raise GapstateError("exists and is not a regular file; --plot writes only regular files", path)
     except FileNotFoundError:
         pass
-    write_atomically(path, heatmap_svg(result))
+    try:
+        drawn = heatmap_svg(result)
+    except GapstateError as error:
+        error.file = path
+        raise
+    write_atomically(path, drawn)
