@@ -15,7 +15,8 @@ from gapstate.attribution.positions import SHOWN
 from gapstate.cli import main
 from gapstate.cli.render.heatmap import COLOURS
 
-from .test_attribution_conditions import control, report, silent, stall, turn
+from .support import write_report
+from .test_attribution_conditions import control, report, silent, stall, turn, verdicts  # the report builders
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "spec" / "classify-example.json"
@@ -168,3 +169,102 @@ def test_a_report_too_large_to_draw_readably_is_refused_and_nothing_is_written(t
     assert (outcome.exit_code, outcome.stdout) == (2, "")
     assert f"{target}: too many cells to draw (2 arms x 1300 turns" in outcome.stderr
     assert not target.exists()
+
+
+def test_the_command_prints_the_json_result_and_exits_0():
+    outcome = run(str(EXAMPLE), "--format", "json")
+    assert outcome.exit_code == 0, outcome.output
+    document = json.loads(outcome.stdout)
+    assert list(document) == ["descriptive", "verdict", "arms", "note"]
+    assert document == gapstate.classify(json.loads(EXAMPLE.read_text())).to_dict()
+
+
+def test_the_example_report_shows_every_kind_of_assessed_turn():
+    document = json.loads(run(str(EXAMPLE), "--format", "json").stdout)
+    assert document["verdict"] == "attributable"
+    assert verdicts(document)["stall-2s"][1] == ("q2-last-role", "attributable", [])
+    assert verdicts(document)["stall-5s"][1] == ("q2-last-role", "inconclusive", ["interval_recorded", "interval_overlaps"])
+
+
+def test_the_text_table_has_a_row_per_arm_and_turn_then_arms_overall_and_note():
+    outcome = run(str(EXAMPLE))
+    assert outcome.exit_code == 0
+    rows = [line.split() for line in outcome.stdout.splitlines()]
+    assert ["stall-2s", "q2-last-role", "attributable", "-"] in rows
+    assert ["stall-5s", "q3-why-leave", "inconclusive", "transmitted,", "interval_recorded,", "interval_overlaps"] in rows
+    assert ["control", "q1-name", "intact", "-"] in rows
+    assert sum(1 for row in rows if len(row) >= 3 and row[0] in ("control", "stall-2s", "stall-5s")) == 9
+    assert ["arm", "stall-5s:", "assessed"] in rows
+    assert ["arm", "control:", "control"] in rows
+    assert "overall: attributable" in outcome.stdout
+    assert "not a rate" in outcome.stdout
+    assert outcome.stdout == run(str(EXAMPLE)).stdout  # deterministic
+
+
+@pytest.mark.parametrize("data, verdict", [
+    (report(control(), stall(intervals=[])), "inconclusive"),
+    (report(control(), stall(turn("present"))), "no_change"),
+    (report(control("present", "present"), silent(), turns=2), "unexplained_silence"),
+])
+def test_the_command_exits_0_whatever_the_verdict(tmp_path, data, verdict):
+    outcome = run(write_report(tmp_path, data), "--format", "json")
+    assert (outcome.exit_code, json.loads(outcome.stdout)["verdict"]) == (0, verdict)
+
+
+def test_a_malformed_report_exits_2_listing_every_problem_with_file_line_and_path(tmp_path):
+    text = (
+        '{"answer_key": ["q1"],\n'
+        ' "arms": [{"name": "c", "kind": "control", "turns": {"q1": {"status": "gone"}}},\n'
+        '          {"name": "s", "kind": "stall", "intervals": [{"kind": "drop", "start": 5, "end": 1}],\n'
+        '           "turns": {}}]}\n'
+    )
+    path = write_report(tmp_path, text)
+    outcome = run(path)
+    assert outcome.exit_code == 2
+    assert outcome.stdout == ""
+    assert "3 problems" in outcome.stderr
+    assert f"{path}:2:" in outcome.stderr and "arms[0].turns.q1.status: expected one of" in outcome.stderr
+    assert f"{path}:3:" in outcome.stderr and "arms[1].intervals[0]: expected start < end" in outcome.stderr
+    assert f"{path}:4:" in outcome.stderr and "arms[1].turns.q1: missing" in outcome.stderr
+    assert "Traceback" not in outcome.output
+
+
+def test_malformed_json_exits_2_naming_the_file_line_and_column(tmp_path):
+    path = write_report(tmp_path, '{"answer_key": ["q1"],\n "arms": [1,}\n')
+    outcome = run(path)
+    assert (outcome.exit_code, outcome.stdout) == (2, "")
+    assert f"{path}:2:" in outcome.stderr and "not valid JSON" in outcome.stderr
+
+
+def test_an_empty_file_is_malformed_json(tmp_path):
+    outcome = run(write_report(tmp_path, ""))
+    assert outcome.exit_code == 2 and ":1:1: not valid JSON" in outcome.stderr
+
+
+def test_a_file_that_is_not_utf8_exits_2_naming_the_line(tmp_path):
+    path = tmp_path / "latin1.json"
+    path.write_bytes('{"answer_key": ["q1"],\n "arms": ["caf\xe9"]}'.encode("latin-1"))
+    outcome = run(str(path))
+    assert (outcome.exit_code, outcome.stdout) == (2, "")
+    assert f"{path}:2:" in outcome.stderr and "not UTF-8" in outcome.stderr
+
+
+def test_a_missing_file_exits_2_naming_it(tmp_path):
+    path = str(tmp_path / "absent.json")
+    outcome = run(path)
+    assert (outcome.exit_code, outcome.stdout) == (2, "")
+    assert path in outcome.stderr and "no such file" in outcome.stderr
+
+
+def test_an_unknown_format_is_a_usage_error_exit_2():
+    assert run(str(EXAMPLE), "--format", "yaml").exit_code == 2
+
+
+def test_classify_text_ends_with_a_summary_line_like_the_other_commands():
+    last = run(str(EXAMPLE)).stdout.splitlines()[-1]
+    assert last == f"gapstate classify: {EXAMPLE}: 3 arms, 9 turns: attributable (descriptive)"
+
+
+def test_classify_help_speaks_of_the_attribution_conditions_not_of_a_seed():
+    text = " ".join(run("--help").stdout.split())
+    assert "five attribution conditions" in text and "seed" not in text.lower()

@@ -7,11 +7,11 @@ from collections import deque
 import pytest
 
 import gapstate
+from gapstate.proof.explore import concretize, explore
 from gapstate.run.machine import Machine, Status
-from gapstate.proof.explore import explore
 from gapstate.spec.load import parse_spec
 
-from .support import variant
+from .support import SPEC_TEXT, line_of, variant
 
 SENDS_WHILE_BUSY = ("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
 
@@ -115,3 +115,37 @@ def test_successors_by_target_group_the_same_steps_as_networkx_lists_neighbours(
         plain, grouped = exploration.successors(config), exploration.successors(config, by_target=True)
         assert sorted(plain) == sorted(grouped)
         assert list(dict.fromkeys(e.target for e in grouped)) == list(exploration.graph.successors(config))
+
+
+def test_concretized_traces_use_fresh_and_repeated_ids_and_post_send_speech():
+    trace = concretize([("loss_voiced", False), ("loss_voiced", True), ("loss_voiced", False), ("evidence_turn", True), ("evidence_turn", False)])
+    assert [e.get("id") for e in trace[:3]] == ["iv-1", "iv-1", "iv-2"]
+    assert trace[3]["speech_start"] > trace[2]["t"]
+    assert trace[4]["speech_start"] == 0
+    assert [e["t"] for e in trace] == sorted(e["t"] for e in trace)
+
+
+def _exploration():
+    from gapstate.proof.explore import explore
+    from gapstate.run.replayer import machine_for
+
+    return explore(machine_for(gapstate.load_spec()))
+
+
+def test_the_shortest_walk_to_a_row_ends_on_that_row():
+    exploration = _exploration()
+    line = line_of(SPEC_TEXT, "OPEN | floor_released | busy | DUE | defer_no_interrupt")
+    walk = exploration.firing(exploration.initial, {line})
+    assert [(s.event, s.row == line) for s in walk] == [("loss_voiced", False), ("busy_start", False), ("floor_released", True)]
+    assert walk[-1].target.state == "DUE"
+
+
+def test_a_walk_starts_where_it_is_told_and_finds_nothing_past_the_end():
+    exploration = _exploration()
+    settle = line_of(SPEC_TEXT, "REQUESTED | evidence_turn | post_send | CLEAR | settle")
+    walk = exploration.firing(exploration.initial, {settle})
+    requested = walk[-2].target  # one step before settling
+    assert requested.state == "REQUESTED"
+    assert [s.row for s in exploration.firing(requested, {settle})] == [settle]
+    ended = exploration.walk(exploration.initial, lambda config: config.ended)[1]
+    assert exploration.firing(ended, {settle}) is None

@@ -6,7 +6,7 @@ import pytest
 
 from gapstate.spec.parser import KNOWN_MISTAKES, parse_text
 
-from .support import SPEC_TEXT, table
+from .support import SPEC_TEXT, assert_findings, check_text, line_of, table, variant, without_diagram
 
 KNOWN = [(label, example) for label, examples in KNOWN_MISTAKES.items() for example in examples]
 
@@ -225,3 +225,65 @@ def test_check_text_shows_the_line_with_a_caret_under_the_column(tmp_path):
     lines = CliRunner().invoke(main, ["check", str(path)]).stdout.splitlines()
     assert lines[0].startswith(f"{path}:7:26: parse_error: a comment goes on a line of its own")
     assert lines[1:3] == ["  7 | @cap session_requests 3  # three", "    |                          ^"]
+
+
+def test_a_row_with_a_missing_column_is_a_parse_error_at_its_line_and_column():
+    text = variant("CLEAR | busy_end | - | = | noop", "CLEAR | busy_end | - | =")
+    line = line_of(text, "CLEAR | busy_end | - | =")
+    [finding] = check_text(text).findings
+    assert (finding.kind, finding.line, finding.column) == ("parse_error", line, 25)
+    assert "five columns" in finding.message
+
+
+def test_every_bad_line_is_reported_not_only_the_first():
+    text = variant("CLEAR | busy_end | - | = | noop", "CLEAR | busy_end | - | = | noop extra")
+    text = variant("OPEN | busy_end | - | = | noop", "OPEN | busy_end | | = | noop", text)
+    assert_findings(
+        text,
+        f"parse_error@{line_of(text, 'noop extra')}",
+        f"parse_error@{line_of(text, 'OPEN | busy_end | |')}",
+    )
+
+
+def test_a_header_typo_is_a_parse_error_at_the_header():
+    text = variant(
+        "# state | event | guards | next | actions", "# state | event | guard | next | actions"
+    )
+    [finding] = check_text(text).findings
+    assert finding.kind == "parse_error"
+    assert finding.line == line_of(text, "# state | event | guard |")
+    assert finding.column == 19
+    assert "'guards'" in finding.message
+
+
+def test_a_document_without_a_table_is_a_parse_error():
+    result = check_text("# Title\n\nJust prose.\n\n```python\nprint('hi')\n```\n")
+    assert [(f.kind, f.line) for f in result.findings] == [("parse_error", 1)]
+    assert "no transition table" in result.findings[0].message
+
+
+def test_a_document_with_two_tables_is_a_parse_error_at_the_second():
+    text = table("* | busy_start | - | = | noop") + "\n" + table("* | busy_end | - | = | noop")
+    second = [n for n, line in enumerate(text.splitlines(), 1) if line.startswith("# state")][1]
+    assert_findings(text, f"parse_error@{second}")
+
+
+def test_a_tilde_fence_with_an_info_string_holds_the_table():
+    text = without_diagram(SPEC_TEXT).replace("```gapstate", "~~~~ table").replace("\n```\n", "\n~~~~\n")
+    assert check_text(text).ok
+
+
+def test_the_block_is_found_by_its_header_not_by_being_first():
+    text = "```sh\ngapstate check\n```\n\n" + SPEC_TEXT
+    assert check_text(text).ok
+
+
+@pytest.mark.parametrize("new", [
+    "CLEAR | send_ok | - | = | invalid,noop",
+    "CLEAR | send_ok | - | OPEN | invalid",
+])
+def test_invalid_stands_alone_and_keeps_the_state(new):
+    text = variant("CLEAR | send_ok | - | = | invalid", new)
+    [finding] = check_text(text).findings
+    assert (finding.kind, finding.line) == ("parse_error", line_of(text, new))
+    assert "`invalid` stands alone" in finding.message

@@ -1,0 +1,258 @@
+"""gapstate/cli/base.py and the console script: what every command shares: unusable input, lazy imports, Ctrl-C, closed pipes, whole processes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from .support import REPORT_EXAMPLE, ROOT, run, write_report, write_trace
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda p: p / "missing.md", "no such file"),
+    (lambda p: p, "is a directory"),
+])
+def test_an_unreadable_spec_exits_2_naming_it(tmp_path, make, words):
+    path = make(tmp_path)
+    result = run("check", "--spec", str(path))
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert str(path) in result.stderr and words in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_spec_that_is_not_utf8_exits_2_with_its_line(tmp_path):
+    path = tmp_path / "latin.md"
+    path.write_bytes(b"line one\nline two \xe9\n")
+    result = run("check", "--spec", str(path))
+    assert result.exit_code == 2
+    assert f"{path}:2:10: not UTF-8" in result.stderr
+
+
+def test_a_bad_option_exits_2():
+    assert run("check", "--format", "yaml").exit_code == 2
+    assert run("check", "--no-such-option").exit_code == 2
+
+
+def test_python_dash_m_runs_the_same_command():
+    result = subprocess.run([sys.executable, "-m", "gapstate", "check"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert ": ok (" in result.stdout
+
+
+def _modules_after(code: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", code + "\nimport sys; print(' '.join(sorted(sys.modules)))"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    return set(out.split())
+
+
+def test_importing_gapstate_loads_neither_lark_nor_networkx():
+    loaded = _modules_after("import gapstate, gapstate.cli")
+    assert "lark" not in loaded and "networkx" not in loaded
+
+
+def test_replaying_does_not_load_networkx():
+    loaded = _modules_after(
+        "import gapstate\n"
+        "gapstate.replay(gapstate.load_spec(), [{'event': 'loss_voiced', 'id': 'a'}])"
+    )
+    assert "networkx" not in loaded
+    assert "lark" in loaded  # the spec was parsed
+
+
+@pytest.mark.parametrize("command", [["check", "--spec"], ["replay", "trace.jsonl", "--spec"], ["fuzz", "--spec"]])
+def test_with_json_format_unusable_input_still_prints_one_json_document(tmp_path, command):
+    (tmp_path / "trace.jsonl").write_text('{"event": "busy_start"}\n', encoding="utf-8")
+    args = [str(tmp_path / a) if a == "trace.jsonl" else a for a in command]
+    result = run(*args, str(tmp_path / "missing.md"), "--format", "json")
+    assert result.exit_code == 2
+    document = json.loads(result.stdout)
+    assert document["ok"] is False
+    assert document["error"]["file"] == str(tmp_path / "missing.md")
+    assert document["error"]["message"] == "no such file"
+
+
+def test_an_empty_spec_path_says_so():
+    result = run("check", "--spec", "")
+    assert result.exit_code == 2 and "an empty path names no file" in result.stderr
+
+
+def test_load_spec_refuses_what_is_neither_a_path_nor_text():
+    import gapstate
+
+    with pytest.raises(gapstate.GapstateError):
+        gapstate.load_spec(5)
+
+
+# gapstate replay ---------------------------------------------------------
+
+
+# gapstate classify ------------------------------------------------------------------
+
+
+def test_classify_never_loads_lark_or_networkx():
+    code = (
+        "import sys\n"
+        "from gapstate.cli import main\n"
+        "try:\n"
+        f"    main(['classify', {str(REPORT_EXAMPLE)!r}, '--format', 'json'])\n"
+        "except SystemExit as exit:\n"
+        "    assert exit.code == 0, exit.code\n"
+        "import gapstate.attribution.conditions, gapstate.attribution.repeats, gapstate.attribution.positions\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('lark', 'networkx', 'jsonschema', 'pydantic', 'matplotlib'))\n"
+        "print('HEAVY', heavy, file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert '"verdict": "attributable"' in done.stdout
+    assert "HEAVY []" in done.stderr
+
+
+def test_the_installed_command_runs_as_a_process(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "gapstate", "classify", str(REPORT_EXAMPLE)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "overall: attributable" in done.stdout
+    bad = write_report(tmp_path, {"answer_key": ["q1"], "arms": []})
+    done = subprocess.run([sys.executable, "-m", "gapstate", "classify", bad], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert "arms: expected exactly one arm of kind control" in done.stderr
+
+
+# the console script ----------------------------------------------------------
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path):
+    """`gapstate replay t.jsonl | head -1`: exit 141 (the reader went away), and no traceback on stderr."""
+    path = write_trace(tmp_path, *(['{"event": "loss_silent"}'] * 5000))  # far more than a pipe buffers
+    script = "import sys\nfrom gapstate.cli import entry\nsys.argv[0] = 'gapstate'\nentry()"
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, "replay", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None and process.stderr is not None
+    first = process.stdout.readline()
+    process.stdout.close()
+    error = process.stderr.read()
+    assert process.wait() == 141
+    assert b"loss_silent" in first
+    assert error == b""
+
+
+def test_a_pipe_closed_before_an_error_document_is_written_ends_quietly(tmp_path):
+    """click handles a closed pipe inside a command; `entry` handles one while click shows an error."""
+    script = "import sys\nfrom gapstate.cli import entry\nsys.argv[0] = 'gapstate'\nentry()"
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, "replay", str(tmp_path / "missing.jsonl"), "--format", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # long before the interpreter has started: the document meets a closed pipe
+    error = process.stderr.read().decode()
+    assert process.wait() == 141
+    assert error == f"gapstate: error: {tmp_path / 'missing.jsonl'}: no such file\n"
+
+
+# Ctrl-C and a closed pipe ------------------------------------------------------
+
+COMMANDS = {
+    "check": lambda path: ["check", "--spec", path],
+    "replay": lambda path: ["replay", path],
+    "classify": lambda path: ["classify", path],
+    "fuzz": lambda path: ["fuzz", "--spec", path, "--examples", "1", "--seed", "1"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_ctrl_c_exits_130_quietly(tmp_path, command):
+    import os
+    import signal
+
+    fifo = tmp_path / "input"
+    os.mkfifo(fifo)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "gapstate", *COMMANDS[command](str(fifo))],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    writer = None
+    for _ in range(3000):  # the command opens its input and waits on it; a child that died never does
+        try:
+            writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError:  # ENXIO: no reader yet
+            assert child.poll() is None, child.communicate()
+            time.sleep(0.01)
+    assert writer is not None, "the command never opened its input"
+    # A SIGINT that lands between the open and the read is only noted until the
+    # read returns; a second one, as a user presses Ctrl-C again, interrupts it.
+    for _ in range(20):
+        child.send_signal(signal.SIGINT)
+        try:
+            out, err = child.communicate(timeout=1)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    else:
+        child.kill()
+        out, err = child.communicate()
+    os.close(writer)
+    assert child.returncode == 130
+    assert (out, err) == (b"", b"")
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_closed_stdout_exits_141_quietly(tmp_path, command):
+    import os
+
+    inputs = {
+        "check": ROOT / "spec" / "gap-state.md",
+        "replay": tmp_path / "t.jsonl",
+        "classify": ROOT / "spec" / "classify-example.json",
+        "fuzz": ROOT / "spec" / "gap-state.md",
+    }
+    (tmp_path / "t.jsonl").write_text('{"event": "busy_start"}\n' * 2000, encoding="utf-8")
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # nobody will ever read: the first write fails
+    try:
+        child = subprocess.run(
+            [sys.executable, "-m", "gapstate", *COMMANDS[command](str(inputs[command]))],
+            cwd=tmp_path, stdout=write_end, stderr=subprocess.PIPE,
+        )
+    finally:
+        os.close(write_end)
+    assert child.returncode == 141
+    assert child.stderr == b""
+
+
+# replay's transcript, for people ---------------------------------------------
+
+
+def test_whole_processes_keep_their_exit_codes_and_flush_their_output(tmp_path):
+    """The console entry ends the process quickly (os._exit) but only after everything is written."""
+    missing = subprocess.run([sys.executable, "-m", "gapstate", "check", "--spec", str(tmp_path / "no.md")],
+                             capture_output=True, text=True)
+    assert missing.returncode == 2 and "no such file" in missing.stderr and "Traceback" not in missing.stderr
+    trace = tmp_path / "t.jsonl"
+    trace.write_text('{"event": "candidate_start"}\n' * 3000, encoding="utf-8")
+    full = subprocess.run([sys.executable, "-m", "gapstate", "replay", "--format", "json", str(trace)],
+                          capture_output=True, text=True)
+    assert full.returncode == 0 and len(json.loads(full.stdout)["steps"]) == 3000
+
+
+def test_the_exploring_bar_shows_only_once_the_work_passed_its_delay(capsys):
+    from gapstate.cli.base import LateBar
+
+    quick = LateBar("exploring", delay=3600)
+    quick(5, 10)
+    quick.close()
+    assert capsys.readouterr().err == ""
+    slow = LateBar("exploring", delay=0)
+    slow(5, 10)
+    slow(10, 10)
+    slow.close()
+    assert "exploring" in capsys.readouterr().err

@@ -1,0 +1,101 @@
+"""`gapstate check` at the command line: exit codes, text and JSON, one finding a line, a trace to paste into replay."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .support import SPEC_TEXT, run, variant
+
+
+@pytest.fixture
+def broken_spec(tmp_path):
+    path = tmp_path / "broken.md"
+    path.write_text(
+        variant("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request"),
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_check_passes_on_the_bundled_spec():
+    result = run("check")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip().splitlines()[-1].startswith("gapstate check: ")
+    assert ": ok (5 states, 12 events, 67 rows," in result.stdout
+
+
+def test_check_json_is_one_document_with_the_contract_keys():
+    result = run("check", "--format", "json")
+    document = json.loads(result.stdout)
+    assert set(document) == {"ok", "spec", "stats", "findings"}
+    assert set(document["stats"]) == {"states", "events", "rows", "configurations", "unreachable_allowed"}
+    assert document["ok"] is True and document["findings"] == []
+
+
+def test_check_reports_findings_as_path_line_column_kind(broken_spec):
+    result = run("check", "--spec", str(broken_spec))
+    assert result.exit_code == 1
+    first = result.stdout.splitlines()[0]
+    line = SPEC_TEXT.splitlines().index("OPEN | floor_released | busy | DUE | defer_no_interrupt") + 1
+    assert first.startswith(f"{broken_spec}:{line}:1: rule: send-while-busy: ")
+
+
+def test_a_trace_printed_by_check_pastes_into_replay(broken_spec, tmp_path):
+    text = run("check", "--spec", str(broken_spec)).stdout.splitlines()
+    start = next(i for i, line in enumerate(text) if "send-while-busy" in line)
+    assert text[start + 1].startswith("  ") and " | " in text[start + 1]  # the row, quoted, then a caret
+    trace = []
+    for line in text[start + 3 :]:
+        if not line.startswith("    "):
+            break
+        trace.append(line.strip())
+    path = tmp_path / "trace.jsonl"
+    path.write_text("\n".join(trace) + "\n", encoding="utf-8")
+    replayed = run("replay", str(path), "--spec", str(broken_spec), "--format", "json")
+    assert replayed.exit_code == 1
+    error = json.loads(replayed.stdout)["error"]
+    assert error["kind"] == "rule" and "send-while-busy" in error["message"]
+
+
+def test_check_output_is_byte_identical_between_runs(broken_spec):
+    first = run("check", "--spec", str(broken_spec), "--format", "json").stdout
+    assert first == run("check", "--spec", str(broken_spec), "--format", "json").stdout
+    assert run("check", "--spec", str(broken_spec)).stdout == run("check", "--spec", str(broken_spec)).stdout
+
+
+def test_a_spec_without_a_table_exits_1_with_a_parse_error(tmp_path):
+    path = tmp_path / "empty.md"
+    path.write_text("# Nothing here\n", encoding="utf-8")
+    result = run("check", "--spec", str(path), "--format", "json")
+    assert result.exit_code == 1
+    [finding] = json.loads(result.stdout)["findings"]
+    assert (finding["kind"], finding["line"], finding["column"]) == ("parse_error", 1, 1)
+
+
+def test_a_spec_that_also_shows_a_shell_snippet_checks_and_replays(tmp_path):
+    spec = tmp_path / "spec.md"
+    spec.write_text(SPEC_TEXT + "\n```sh\n# replay | count\ngapstate replay t.jsonl | wc -l\n```\n", encoding="utf-8")
+    trace = tmp_path / "t.jsonl"
+    trace.write_text('{"event": "busy_start"}\n', encoding="utf-8")
+    assert run("check", "--spec", str(spec)).exit_code == 0
+    result = run("replay", str(trace), "--spec", str(spec))
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("old, new", [
+    ("CLEAR | busy_end | - | = | noop", "CLEAR | busy_end | - | ="),
+    ("OPEN | floor_released | !busy,budget_left,attempts_left | SENDING | send_request",
+     "OPNE | floor_released | !busy,budget_left,attempts_left | SENDING | send_request"),
+])
+def test_after_a_syntax_or_name_finding_the_summary_says_what_was_read_and_that_the_proof_did_not_run(tmp_path, old, new):
+    path = tmp_path / "spec.md"
+    path.write_text(variant(old, new), encoding="utf-8")
+    result = run("check", str(path))
+    rows = 67 if new.count("|") == 4 else 66
+    assert result.stdout.splitlines()[-1] == (
+        f"gapstate check: {path}: 1 finding (read {rows} rows, 2 caps, 3 allowances; "
+        "the proof did not run: fix the findings above first)"
+    )
+    assert json.loads(run("check", str(path), "--format", "json").stdout)["stats"]["rows"] == rows

@@ -1,0 +1,127 @@
+"""`gapstate replay` at the command line: the JSON document, the transcript for people, streaming, standard input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import gapstate
+from gapstate.cli import main
+
+from .support import SPEC_TEXT, line_of, replay, write_trace
+
+
+GOOD = '{"event": "loss_voiced", "t": 120, "id": "iv-1"}'
+
+
+def test_replay_json_has_the_contract_shape(tmp_path):
+    path = write_trace(tmp_path, GOOD, '{"event": "floor_released", "t": 300}', '{"event": "evidence_turn", "t": 900, "speech_start": 650}')
+    result = replay(path, "--format", "json")
+    assert result.exit_code == 0
+    document = json.loads(result.stdout)
+    assert set(document) == {"ok", "steps", "final", "error"}
+    assert set(document["steps"][0]) == {"index", "event", "from", "to", "row", "guards", "actions", "counters"}
+    assert set(document["final"]) == {"state", "counters", "debt_owed", "ended"}
+    assert document["error"] is None
+
+
+def test_replay_summary_prints_only_the_final_configuration_and_the_error(tmp_path):
+    path = write_trace(tmp_path, GOOD, '{"event": "send_ok", "t": 300}')
+    text = replay(path, "--summary")
+    assert text.exit_code == 1
+    assert "loss_voiced" not in text.stdout
+    assert "invalid_event" in text.stdout and text.stdout.count("\n") == 3
+    document = json.loads(replay(path, "--summary", "--format", "json").stdout)
+    assert "steps" not in document and document["error"]["kind"] == "invalid_event"
+
+
+def test_replay_text_reads_like_a_transcript_with_the_failing_step_marked(tmp_path):
+    path = write_trace(tmp_path, GOOD, '{"event": "send_ok", "t": 300}')
+    lines = replay(path).stdout.splitlines()
+    assert "loss_voiced" in lines[0] and "CLEAR" in lines[0] and "OPEN" in lines[0]
+    assert lines[1].startswith("!")
+    assert "send_ok cannot occur in OPEN" in lines[1]
+
+
+def test_replay_against_a_spec_with_a_syntax_error_is_unusable(tmp_path):
+    spec = tmp_path / "spec.md"
+    spec.write_text("```\n# state | event | guards | next | actions\nCLEAR | busy_end\n```\n", encoding="utf-8")
+    result = replay(write_trace(tmp_path, GOOD), "--spec", str(spec))
+    assert result.exit_code == 2
+    assert f"{spec}:3:" in result.stderr and "parse_error" in result.stderr
+
+
+def test_a_trace_can_come_from_standard_input():
+    result = CliRunner().invoke(main, ["replay", "-", "--format", "json"], input=GOOD + "\n")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["final"]["state"] == "OPEN"
+
+
+def test_a_byte_order_mark_on_the_first_line_is_accepted(tmp_path):
+    path = tmp_path / "trace.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + GOOD.encode() + b"\n")
+    assert replay(path).exit_code == 0
+
+
+def test_a_line_that_is_not_utf8_says_so_with_its_column(tmp_path):
+    path = tmp_path / "trace.jsonl"
+    path.write_bytes(GOOD.encode() + b'\n{"event": "busy_start\xff"}\n')
+    assert f"{path}:2:22: not UTF-8" in replay(path).stderr
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_streamed_output_is_what_the_result_renders(tmp_path, fmt):
+    from gapstate.cli.render.replay import replay_json, replay_step_line, replay_tail
+
+    lines = [GOOD, '{"event": "floor_released", "t": 300}', '{"event": "send_ok", "t": 400}', '{"event": "send_ok", "t": 500}']
+    path = write_trace(tmp_path, *lines)
+    api = gapstate.replay(gapstate.load_spec(), [json.loads(line) for line in lines])
+    cli = replay(path, "--format", fmt).stdout
+    if fmt == "json":
+        assert cli == "".join(replay_json(api)) + "\n"
+        assert json.loads(cli) == api.to_dict()
+    else:
+        caps = {"session_requests": 3, "episode_attempts": 2}
+        assert cli == "".join(replay_step_line(step, caps) + "\n" for step in api.steps) + replay_tail(api, caps, str(path)) + "\n"
+
+
+def test_a_long_trace_streams_every_step_through_the_spool(tmp_path):
+    # 80,000 transcript lines pass the spool's 8 MiB in memory, so it moves to a file.
+    path = write_trace(tmp_path, *(['{"event": "loss_silent"}'] * 80000))
+    result = replay(path)
+    assert result.exit_code == 0
+    assert result.stdout.count("\n") == 80000 + 2
+
+
+def test_replay_text_names_trace_lines_not_indexes_and_json_keeps_the_index(tmp_path):
+    path = write_trace(tmp_path, GOOD, "", '{"event": "loss_voiced", "t": 130, "id": "iv-1"}', '{"event": "send_ok", "t": 300}')
+    lines = replay(path).stdout.splitlines()
+    assert lines[0].startswith("line 1 ") and lines[1].startswith("line 3 ")
+    assert lines[2] == f"! {path}:4: invalid_event: send_ok cannot occur in OPEN (row at line {line_of(SPEC_TEXT, 'OPEN | send_ok')} marks it invalid)"
+    assert lines[-1] == f"gapstate replay: {path}: 3 events: stopped at line 4 (invalid_event)"
+    document = json.loads(replay(path, "--format", "json").stdout)
+    assert [step["index"] for step in document["steps"]] == [0, 1] and document["error"]["index"] == 2
+
+
+def test_replay_text_shows_the_fields_that_decide_a_guard(tmp_path):
+    path = write_trace(
+        tmp_path,
+        GOOD,
+        '{"event": "loss_voiced", "t": 130, "id": "iv-1"}',
+        '{"event": "floor_released", "t": 300}',
+        '{"event": "send_ok", "t": 420}',
+        '{"event": "evidence_turn", "t": 500, "speech_start": 400}',
+        '{"event": "evidence_turn", "t": 900, "speech_start": 650}',
+    )
+    lines = replay(path).stdout.splitlines()
+    assert "t=120" in lines[0] and "!dup (id iv-1 new)" in lines[0]
+    assert "dup (id iv-1 seen before)" in lines[1]
+    assert "!post_send (speech_start=400 <= 420)" in lines[4]
+    assert "post_send (speech_start=650 > 420)" in lines[5]
+
+
+def test_replay_says_one_event_not_one_events(tmp_path):
+    path = write_trace(tmp_path, '{"event": "busy_start"}')
+    assert replay(path).stdout.splitlines()[-1] == f"gapstate replay: {path}: 1 event: ok"

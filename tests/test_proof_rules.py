@@ -1,0 +1,114 @@
+"""gapstate/proof/rules.py: every rule broken on a reachable step, with the shortest trace that replays to it."""
+
+from __future__ import annotations
+
+import pytest
+
+import gapstate
+from gapstate.spec.load import parse_spec
+from gapstate.spec.vocabulary import RULES
+
+from .support import check_text, labels, line_of, variant
+
+RULE_VARIANTS = {
+    "cap-exceeded": ("SENDING | send_ok | !late_loss | REQUESTED | commit_request", "SENDING | send_ok | !late_loss | REQUESTED | commit_request,commit_request"),
+    "send-while-busy": ("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request"),
+    "send-while-candidate-active": ("SENDING | send_failed | attempts_left,candidate_active | OPEN | supersede", "SENDING | send_failed | attempts_left,candidate_active | SENDING | send_request"),
+    "send-without-budget": ("OPEN | floor_released | !busy,!budget_left | CLEAR | unrepaired_budget", "OPEN | floor_released | !busy,!budget_left | SENDING | send_request"),
+    "send-without-attempts": ("SENDING | send_failed | !attempts_left | CLEAR | unrepaired_attempts", "SENDING | send_failed | !attempts_left | SENDING | send_request"),
+    "send-only-on-release": ("SENDING | send_failed | attempts_left,!candidate_active | DUE | keep_debt", "SENDING | send_failed | attempts_left,!candidate_active | SENDING | send_request"),
+    "second-send-in-flight": ("SENDING | floor_released | - | = | noop", "SENDING | floor_released | - | = | send_request"),
+    "commit-without-send-result": ("REQUESTED | evidence_turn | !post_send | = | noop", "REQUESTED | evidence_turn | !post_send | = | commit_request"),
+    "settle-without-evidence": ("REQUESTED | evidence_turn | !post_send | = | noop", "REQUESTED | evidence_turn | !post_send | CLEAR | settle"),
+    "exit-unnamed": ("REQUESTED | evidence_turn | !post_send | = | noop", "REQUESTED | evidence_turn | !post_send | CLEAR | noop"),
+    "ending-outside-exit": ("OPEN | candidate_start | - | = | noop", "OPEN | candidate_start | - | = | end_unsettled"),
+    "write-off-before-cap": ("SENDING | send_failed | attempts_left,!candidate_active | DUE | keep_debt", "SENDING | send_failed | attempts_left,!candidate_active | CLEAR | unrepaired_attempts"),
+    "write-off-clears-debt": ("CLEAR | loss_voiced | !dup | OPEN | open_gap,preserve_debt", "CLEAR | loss_voiced | !dup | OPEN | open_gap"),
+    "dup-changes-state": ("SENDING | loss_voiced | dup | = | note_dup", "SENDING | loss_voiced | dup | = | mark_late"),
+    "session-end-not-clear": ("DUE | session_end | - | CLEAR | end_unsettled", "DUE | session_end | - | = | noop"),
+}
+
+
+
+def test_every_rule_has_a_variant_that_breaks_it():
+    assert set(RULE_VARIANTS) == {rule.id for rule in RULES}
+
+
+@pytest.mark.parametrize("rule", sorted(RULE_VARIANTS))
+def test_a_broken_rule_is_reported_with_a_trace_that_replays_to_it(rule):
+    old, new = RULE_VARIANTS[rule]
+    text = variant(old, new)
+    spec = parse_spec(text, "spec.md")
+    findings = [f for f in gapstate.check(spec).findings if f.kind == "rule" and f.rule == rule]
+    assert findings, labels(text)
+    for finding in findings:
+        assert "another rule first" not in finding.message
+        trace = finding.to_dict()["trace"]
+        result = gapstate.replay(spec, trace)
+        assert result.error is not None
+        assert result.error.kind == "rule"
+        assert result.error.index == len(trace) - 1
+        assert rule in result.error.message
+        assert result.steps[-1].row == finding.line
+    if rule != "write-off-clears-debt":  # that variant breaks the rule at every write-off row
+        assert any(f.line == line_of(text, new) for f in findings)
+
+
+def test_the_trace_is_the_shortest_that_breaks_the_rule():
+    # Sending while busy needs a gap, a busy interviewer and a release: three events.
+    text = variant(*RULE_VARIANTS["send-while-busy"])
+    [finding] = [f for f in check_text(text).findings if f.rule == "send-while-busy"]
+    assert [e["event"] for e in finding.trace] == ["loss_voiced", "busy_start", "floor_released"]
+
+
+def test_a_trace_avoids_breaking_other_rules_on_the_way():
+    # Sending while busy also spends budget that is not there: the shortest way to
+    # that second rule must still not send while busy earlier on.
+    text = variant(*RULE_VARIANTS["send-while-busy"])
+    spec = parse_spec(text, "spec.md")
+    for finding in gapstate.check(spec).findings:
+        result = gapstate.replay(spec, finding.trace)
+        if "another rule first" not in finding.message:
+            assert result.error.index == len(finding.trace) - 1
+            assert finding.rule in result.error.message
+
+
+def test_a_rule_reachable_only_past_another_says_so():
+    text = variant(*RULE_VARIANTS["send-while-busy"])
+    cap = [f for f in check_text(text).findings if f.rule == "cap-exceeded"]
+    assert cap and all("every way there breaks another rule first" in f.message for f in cap)
+
+
+def test_settling_a_request_that_no_longer_stands_breaks_settle_without_evidence():
+    # DUE after an undelivered request: post_send can hold (something was
+    # committed) but the request went undelivered, so nothing may settle.
+    text = variant("DUE | evidence_turn | - | = | noop", "DUE | evidence_turn | post_send | CLEAR | settle\nDUE | evidence_turn | !post_send | = | noop")
+    found = [f for f in check_text(text).findings if f.kind == "rule"]
+    assert [f.rule for f in found] == ["settle-without-evidence"]
+    assert found[0].line == line_of(text, "DUE | evidence_turn | post_send")
+
+
+def test_committing_on_a_send_ok_with_no_send_in_flight_breaks_commit_without_send_result():
+    text = variant("REQUESTED | send_ok | - | = | invalid", "REQUESTED | send_ok | - | = | commit_request")
+    found = [f for f in check_text(text).findings if f.kind == "rule" and f.rule == "commit-without-send-result"]
+    assert [f.line for f in found] == [line_of(text, "REQUESTED | send_ok | - | = | commit_request")]
+
+
+IMMEDIATE_RETRY = (
+    "SENDING | send_failed | attempts_left,!candidate_active | DUE | keep_debt",
+    "SENDING | send_failed | attempts_left,!candidate_active,!busy,budget_left | SENDING | send_request\n"
+    "SENDING | send_failed | attempts_left,!candidate_active,busy | DUE | keep_debt\n"
+    "SENDING | send_failed | attempts_left,!candidate_active,!busy,!budget_left | DUE | keep_debt",
+)
+
+
+def test_an_immediate_retry_on_send_failed_breaks_send_only_on_release():
+    text = variant(*IMMEDIATE_RETRY)
+    [finding] = [f for f in check_text(text).findings if f.kind == "rule"]
+    assert (finding.rule, finding.line) == ("send-only-on-release", line_of(text, "!busy,budget_left | SENDING | send_request"))
+    assert [e["event"] for e in finding.trace] == ["loss_voiced", "floor_released", "send_failed"]
+
+
+def test_sends_on_a_release_or_end_of_busy_keep_send_only_on_release():
+    assert not [f for f in gapstate.check().findings if f.kind == "rule"]
+    assert "send-only-on-release" in {rule.id for rule in RULES}
