@@ -93,7 +93,8 @@ def reports(draw: Any) -> dict[str, Any]:
     return {"answer_key": key, "arms": stalls}
 
 
-FAST = settings(max_examples=100, deadline=None)
+# A quarter of the profile's examples (50 in `ci`, 1,250 in `thorough`): each draws a whole report.
+FAST = settings(max_examples=max(settings.default.max_examples // 4, 1), deadline=None)
 
 
 def table(result: Any) -> dict[tuple[str, str], tuple[str, tuple[str, ...]]]:

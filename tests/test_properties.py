@@ -1,19 +1,19 @@
-"""Property tests: the interpreter against the explorer, the contract's rules, and robustness."""
+"""Property tests across modules: guided traces through the interpreter against the explorer and the rules, and robustness."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+import pytest
+from hypothesis import given, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 import gapstate
 from gapstate.findings import KINDS
-from gapstate.run.machine import Status
 from gapstate.proof.explore import explore
+from gapstate.run.machine import Status
 from gapstate.run.replayer import Session, machine_for
+from gapstate.run.trace import Event
 from gapstate.spec.load import parse_spec
 from gapstate.strategies import any_traces, traces
-from gapstate.run.trace import Event
 
 from .support import SPEC_TEXT
 
@@ -35,31 +35,8 @@ def event(item: dict) -> Event:
     return Event(**{"t": 0, **item})
 
 
-def test_well_formed_traces_replay_inside_the_explored_graph_and_reach_every_row_it_holds():
-    """Differential: each configuration replay reaches, and each row it fires, the explorer found too;
-    and the guided traces of one property run fire every row the explorer finds reachable."""
-    fired: set[int] = set()
-
-    @COVERING
-    @given(traces(SPEC))
-    def replays_inside(trace):
-        session = Session(MACHINE)
-        t = 0
-        for item in trace:
-            t = item.get("t", t)
-            outcome = session.feed(event({**item, "t": t}))
-            assert outcome.status == Status.OK
-            assert outcome.broken == ()
-            assert session.config in EXPLORED
-            assert outcome.row.line in EXPLORED.fired
-            fired.add(outcome.row.line)
-
-    replays_inside()
-    assert fired == EXPLORED.fired
-
-
 class Oracle:
-    """The contract's rules, restated from its text and checked step by step beside the interpreter."""
+    """The rules of the spec's prose, restated from its text and checked step by step beside the interpreter."""
 
     def __init__(self) -> None:
         self.busy = self.candidate = self.in_flight = self.standing = False
@@ -106,12 +83,24 @@ class Oracle:
             self.standing = False
 
 
-def test_the_contract_rules_hold_after_every_step_on_every_reachable_row():
+def test_guided_traces_replay_inside_the_explored_graph_keep_every_rule_and_fire_every_reachable_row():
+    """The one property run over guided traces (`gapstate.strategies.traces`), checking at each step:
+
+    - well-formed: times never go back, `session_end` comes last, every event replays;
+    - differential: each configuration replay reaches, and each row it fires, the explorer found too;
+    - the rules, restated by the Oracle from the spec's prose, hold after every step;
+
+    and, over the run, that the guided traces fired every row the explorer finds reachable
+    (so the checks above were made on every row).
+    """
     fired: set[int] = set()
 
     @COVERING
     @given(traces(SPEC))
-    def rules_hold(trace):
+    def replays(trace):
+        times = [item["t"] for item in trace if "t" in item]
+        assert times == sorted(times)
+        assert all(item["event"] != "session_end" for item in trace[:-1])
         session, oracle = Session(MACHINE), Oracle()
         t = 0
         for item in trace:
@@ -120,15 +109,18 @@ def test_the_contract_rules_hold_after_every_step_on_every_reachable_row():
             before = session.config
             outcome = session.feed(current)
             assert outcome.status == Status.OK
+            assert outcome.broken == ()
+            assert session.config in EXPLORED
+            assert outcome.row.line in EXPLORED.fired
             oracle.check(current, before, outcome)
             fired.add(outcome.row.line)
 
-    rules_hold()
-    assert fired == EXPLORED.fired  # the oracle saw every row the table can fire
+    replays()
+    assert fired == EXPLORED.fired
 
 
 @given(any_traces(SPEC))
-def test_an_arbitrary_trace_replays_or_stops_with_a_contract_error(trace):
+def test_an_arbitrary_trace_replays_or_stops_with_a_replay_error(trace):
     try:
         result = gapstate.replay(SPEC, trace)
     except gapstate.GapstateError as error:
@@ -226,7 +218,7 @@ class Interpreter(RuleBasedStateMachine):
             assert self.session.config.state == "CLEAR" and self.session.config.ended
 
 
-TestInterpreter = Interpreter.TestCase
+TestInterpreter = pytest.mark.slow(Interpreter.TestCase)  # 200 runs of 60 steps: exhaustive, so `pytest -m slow`
 TestInterpreter.settings = settings(settings.default, stateful_step_count=60)
 
 
@@ -263,7 +255,7 @@ def mutated_specs(draw) -> str:
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=max(settings.default.max_examples // 2, 1))  # each example runs the whole proof
+@settings(max_examples=max(settings.default.max_examples // 4, 1))  # each example runs the whole proof
 @given(mutated_specs())
 def test_a_mangled_spec_gives_findings_or_a_clean_check_never_an_exception(text):
     result = gapstate.check(parse_spec(text, "fuzz.md"))

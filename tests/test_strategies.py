@@ -1,4 +1,8 @@
-"""gapstate.strategies, the public Hypothesis strategies (the `gapstate fuzz` command is in test_fuzz.py)."""
+"""gapstate.strategies, the public Hypothesis strategies (the `gapstate fuzz` command is in test_testing_fuzzer.py).
+
+That guided traces are well-formed, replay, and fire every reachable row is
+proved once, beside the interpreter and the explorer, in test_properties.py.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,9 @@ from hypothesis.errors import InvalidArgument
 
 import gapstate
 import gapstate.strategies as strategies
-from gapstate.testing.guide import guide_for
 from gapstate.run.replayer import machine_for
 from gapstate.strategies import any_traces, events, traces
+from gapstate.testing.guide import guide_for
 
 from .support import SPEC_TEXT, line_of, variant
 
@@ -35,24 +39,6 @@ def test_a_single_event_is_well_formed(item):
 
 
 REACHABLE = set(guide_for(machine_for(SPEC)).roadmap.rows)
-
-
-def test_traces_replay_without_error_and_reach_every_reachable_row():
-    """Guided walks: the default profile's examples fire every row the proof finds reachable."""
-    fired: set[int] = set()
-
-    @settings(max_examples=max(settings.default.max_examples, 600))  # see COVERING in test_properties.py
-    @given(traces(SPEC, max_size=30))
-    def replays(trace):
-        result = gapstate.replay(SPEC, trace)
-        assert result.ok, result.error
-        times = [item["t"] for item in trace if "t" in item]
-        assert times == sorted(times)
-        assert all(item["event"] != "session_end" for item in trace[:-1])
-        fired.update(step.row for step in result.steps)
-
-    replays()
-    assert fired == REACHABLE
 
 
 def test_toward_heads_for_the_named_row_first():
@@ -82,6 +68,7 @@ def test_toward_must_name_a_row_that_can_fire(bad):
         traces(gapstate.load_spec(text), toward=bad)
 
 
+@pytest.mark.slow  # generating until a settlement is found, then shrinking it: seconds of CPU
 def test_a_failing_trace_shrinks_to_the_events_the_failure_needs():
     """Every choice is drawn through Hypothesis: a failure found deep in a walk shrinks to a short trace."""
     settled = find(traces(SPEC), lambda tr: any(s.actions == ("settle",) for s in gapstate.replay(SPEC, tr).steps), settings=SHRINK)

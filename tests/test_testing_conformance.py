@@ -125,7 +125,10 @@ def test_actions_may_be_a_tuple_in_process():
     assert gapstate.conform(Tupled(), examples=10).ok
 
 
-@pytest.mark.parametrize("bug", sorted(room_loop.BUGS))
+@pytest.mark.parametrize(
+    "bug",  # one in the fast suite (the command finds every bug, below); all under `pytest -m slow`
+    [pytest.param(bug, marks=() if bug == "dup_reopens" else pytest.mark.slow) for bug in sorted(room_loop.BUGS)],
+)
 def test_each_deliberate_bug_is_found_with_a_short_trace_the_table_replays(bug):
     result = gapstate.conform(room_loop.RoomLoop(bug=bug), examples=20)
     assert not result.ok
@@ -156,6 +159,7 @@ def test_the_actual_answer_is_the_implementations_own():
     assert answers[-1] == found.actual
 
 
+@pytest.mark.slow  # Hypothesis shrinking a generated trace: seconds of CPU (the fast suite shrinks one beside a vector's)
 def test_a_divergence_is_found_by_generated_traces_alone_and_shrunk(tmp_path):
     # a vectors folder holding one harmless trace: only generated traces can find the bug
     (tmp_path / "calm.jsonl").write_text('{"event": "loss_silent", "t": 0}\n', encoding="utf-8")

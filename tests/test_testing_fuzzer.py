@@ -48,7 +48,16 @@ def replay_document(tmp_path, trace: list[dict], spec: str) -> dict:
 # Defects anywhere in the table ---------------------------------------------------
 
 
-@pytest.mark.parametrize("name, old, new", DEFECTS, ids=[d[0] for d in DEFECTS])
+# Two in the fast suite (a changed row and a deleted one, both behind the session
+# cap); every defect under `pytest -m slow`.
+FAST_DEFECTS = {"exit-unnamed behind the session cap", "hole behind the session cap"}
+
+
+@pytest.mark.parametrize(
+    "name, old, new",
+    [pytest.param(*d, marks=() if d[0] in FAST_DEFECTS else pytest.mark.slow) for d in DEFECTS],
+    ids=[d[0] for d in DEFECTS],
+)
 def test_default_fuzz_finds_each_defect_with_a_trace_as_short_as_checks(tmp_path, name, old, new):
     """One defective row anywhere, behind the caps included; a deleted row is a hole in totality."""
     spec = write(tmp_path, variant(old, new))
@@ -200,7 +209,7 @@ def test_workers_merge_coverage_and_name_the_seed_that_failed(tmp_path):
 
 def test_workers_report_the_union_of_what_each_seed_fired_alone():
     def run(*args):
-        return json.loads(fuzz("--examples", "40", "--format", "json", *args).stdout)
+        return json.loads(fuzz("--examples", "15", "--format", "json", *args).stdout)
 
     together = run("--seed", "1", "--workers", "2")
     alone = [run("--seed", "1"), run("--seed", "2")]
