@@ -22,7 +22,6 @@ import zipfile
 import pytest
 from click.testing import CliRunner
 
-from gapstate import reference
 from gapstate.cli import main
 
 from .support import ROOT, variant
@@ -123,19 +122,6 @@ def test_a_page_says_it_in_the_projects_own_words(page):
     (A "seed" alone is a random seed, which pages do mention.)
     """
     assert not re.search(r"\bcontract\b|\bseed's\b|\bthe seed (describes|says|names)", PAGES[page], flags=re.I)
-
-
-def test_every_command_names_its_installed_page_in_its_help():
-    installed = {path.name for path in DOCS}
-    assert sorted(main.commands) == sorted(reference.PAGES)
-    for command in [None, *main.commands]:
-        argv = ["--help"] if command is None else [command, "--help"]
-        page = reference.PAGES.get(command or "", reference.SHARED)
-        assert f"{page}.md" in installed
-        help_text = CliRunner().invoke(main, argv).stdout
-        assert f"Reference: {reference.name(page)}, installed at\n    {reference.path(page)}\n" in help_text
-        with open(reference.path(page), encoding="utf-8") as handle:
-            assert handle.read() == (ROOT / reference.name(page)).read_text(encoding="utf-8")
 
 
 def test_the_benchmark_table_is_quoted_as_it_stands_in_bench_results():

@@ -155,6 +155,7 @@ def _chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+@pytest.mark.slow  # a headless browser: seconds of CPU
 @pytest.mark.skipif(shutil.which("mmdc") is None or _chromium() is None, reason="mermaid-cli or chromium is not installed")
 def test_mermaid_cli_renders_the_output(tmp_path):
     # One slow render covers every construct: both arrows, multi-line labels,

@@ -8,7 +8,6 @@ import pytest
 
 import gapstate
 from gapstate.errors import GapstateError
-from gapstate.proof.paths import distances_to, shortest_firing_trace
 from gapstate.run.replayer import replay
 from gapstate.run.trace import from_dicts
 from gapstate.seeing.witness import FIRES, REFUSED, UNREACHABLE, Ways, find_row, locate, witness
@@ -34,16 +33,6 @@ def test_every_reachable_row_has_a_witness_that_replays_to_it(ways):
         result = replay(SPEC, from_dicts(found.trace))
         assert result.ok and result.steps[-1].row == row.line, row
         assert list(found.steps) == [step.to_dict() for step in result.steps]
-
-
-def test_a_witness_is_as_short_as_the_distance_the_proof_measures(ways):
-    # Two independent searches (forwards from the initial configuration,
-    # backwards from the firing ones) must agree on every row.
-    for row in FIRING:
-        trace = shortest_firing_trace(ways.exploration, ways.of(row)).trace
-        firing = {way.config for way in ways.of(row) if way.clean}
-        # the firing event itself is one more than the steps to where it fires
-        assert distances_to(ways.exploration.clean_graph(), firing)[ways.exploration.initial] + 1 == len(trace), row
 
 
 def test_the_allowed_rows_have_no_witness_because_an_attempt_is_always_left(ways):

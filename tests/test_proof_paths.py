@@ -1,0 +1,24 @@
+"""gapstate/proof/paths.py: shortest ways to rows, two independent searches that must agree."""
+
+from __future__ import annotations
+
+import gapstate
+from gapstate.proof.paths import distances_to, shortest_firing_trace
+from gapstate.seeing.witness import Ways
+
+SPEC = gapstate.load_spec()
+WAYS = Ways(SPEC)  # every row's firings, from the proof's exploration
+ALLOWED = {row.line for row in SPEC.table.rows if any(a.names(row) for a in SPEC.table.allowances)}
+FIRING = [row for row in SPEC.table.rows if not row.invalid and row.line not in ALLOWED]
+
+
+def test_the_shortest_firing_trace_is_as_long_as_the_distance_measured_backwards():
+    ways = WAYS
+    assert FIRING
+    # Two independent searches (forwards from the initial configuration,
+    # backwards from the firing ones) must agree on every row.
+    for row in FIRING:
+        trace = shortest_firing_trace(ways.exploration, ways.of(row)).trace
+        firing = {way.config for way in ways.of(row) if way.clean}
+        # the firing event itself is one more than the steps to where it fires
+        assert distances_to(ways.exploration.clean_graph(), firing)[ways.exploration.initial] + 1 == len(trace), row
