@@ -1,12 +1,18 @@
-"""Reviewing a change: `gapstate diff`."""
+"""Reviewing a change: `gapstate diff`, and with --traces, what it does to the sessions recorded."""
 
 from __future__ import annotations
 
+import dataclasses
+import sys
+from typing import Any
 
 import click
 
 from gapstate.cli.base import (
-    FORMAT,
+    JOBS,
+    SPLIT_BY,
+    format_option,
+    jobs_default,
     main,
     reports_errors,
 )
@@ -15,15 +21,29 @@ from gapstate.cli.base import (
 @main.command()
 @click.argument("paths", nargs=-1, metavar="OLD NEW | --git REV PATH")
 @click.option("--git", "revision", metavar="REV", default=None, help="Compare PATH as it was at git revision REV with PATH in the working tree.")
-@FORMAT
+@click.option(
+    "--traces",
+    metavar="TRACE",
+    multiple=True,
+    help="Replay these recorded traces (files, or folders of *.jsonl) under both tables and report the sessions "
+    "that behave differently; further arguments after OLD NEW (or PATH) count too.",
+)
+@SPLIT_BY
+@JOBS
+@format_option("text", "json", "github", help="text for people (and PR comments), json for programs, "
+               "github for annotations on the changed rows of the new table.")
 @reports_errors
-def diff(paths: tuple[str, ...], revision: str | None, fmt: str) -> int:
+def diff(paths: tuple[str, ...], revision: str | None, traces: tuple[str, ...], split_by: str | None,
+         jobs: int | None, fmt: str) -> int:
     """Show what a change to the table does to behaviour, per (state, event, guard valuation).
 
     Also caps, names, the allow-list and rows whose reachability changed.
     Reordering, reformatting and splitting a row into rows with the same
-    outcome is no change. Exit 0 when nothing changed, 1 when something did,
-    2 when either table cannot be used (the message names the file).
+    outcome is no change. With --traces, every recorded session is replayed
+    under both tables: which behave differently, grouped by the first
+    differing step, and which changes no session reaches. Exit 0 when
+    nothing changed, 1 when the tables or some session differ, 2 when a
+    table or a trace cannot be used (the message names the file).
     """
     from gapstate.cli.render import to_json
     from gapstate.cli.render.review import diff_text
@@ -32,14 +52,40 @@ def diff(paths: tuple[str, ...], revision: str | None, fmt: str) -> int:
     from gapstate.spec.source import read_revision
 
     wanted = 1 if revision is not None else 2
-    if len(paths) != wanted:
+    if len(paths) < wanted or (len(paths) > wanted and not traces):
         usage = "--git REV PATH takes one PATH" if revision is not None else "diff takes OLD and NEW (or --git REV PATH)"
         raise click.UsageError(f"{usage}; got {len(paths)} path{'s' if len(paths) != 1 else ''}")
+    if split_by is not None and not traces:
+        raise click.UsageError("--split-by says how to read the traces of --traces")
+    traces += paths[wanted:]
     if revision is not None:
         name, text = read_revision(revision, paths[0])
         old, new = parse_spec(text, name), load_spec(paths[0])
     else:
         old, new = load_spec(paths[0]), load_spec(paths[1])
     result = compare(old, new)
-    click.echo(to_json(result.to_dict()) if fmt == "json" else diff_text(result))
-    return 0 if result.same else 1
+    if traces:
+        result = dataclasses.replace(result, traces=_sessions(old, new, result.changes, traces, jobs or jobs_default(), split_by))
+    if fmt == "json":
+        click.echo(to_json(result.to_dict()))
+    elif fmt == "github":
+        from gapstate.review.github import diff_github
+
+        shown = diff_github(result)
+        if shown:
+            click.echo(shown)
+    else:
+        click.echo(diff_text(result))
+    return 1 if result.differs else 0
+
+
+def _sessions(old: Any, new: Any, changes: Any, paths: tuple[str, ...], jobs: int, split_by: str | None) -> Any:
+    """Every recorded session under both tables, with a progress bar on a terminal."""
+    from gapstate.review.sessions import replay_sessions
+    from gapstate.seeing.coverage import trace_files
+
+    files = list(trace_files(paths))
+    if sys.stderr.isatty() and len(files) > 1:
+        with click.progressbar(length=len(files), label="replaying", file=sys.stderr) as bar:
+            return replay_sessions(old, new, changes, files, jobs, split_by, progress=lambda: bar.update(1))
+    return replay_sessions(old, new, changes, files, jobs, split_by)

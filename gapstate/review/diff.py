@@ -121,8 +121,21 @@ class ReachabilityChanged(NamedTuple):
         return {"kind": self.kind, **self._asdict()}
 
 
-Change = BehaviourChanged | NameChanged | CapChanged | AllowanceChanged | ReachabilityChanged
-KINDS = ("behaviour", "name_added", "name_removed", "cap", "allowance_added", "allowance_removed", "reachability")
+class InitialChanged(NamedTuple):
+    """Sessions start in another state: the first state the table names is another one."""
+
+    old: str
+    new: str
+    old_line: int  # the first row naming it
+    new_line: int
+    kind = "initial"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, **self._asdict()}
+
+
+Change = InitialChanged | BehaviourChanged | NameChanged | CapChanged | AllowanceChanged | ReachabilityChanged
+KINDS = ("initial", "behaviour", "name_added", "name_removed", "cap", "allowance_added", "allowance_removed", "reachability")
 
 
 @dataclass(frozen=True)
@@ -134,25 +147,46 @@ class DiffResult(Result):
     old: str
     new: str
     changes: tuple[Change, ...]
+    traces: Any = None  # with --traces: the recorded sessions under both tables (`sessions.SessionsResult`)
 
     @property
     def same(self) -> bool:
         return not self.changes
 
+    @property
+    def differs(self) -> bool:
+        """The tables differ, or some recorded session behaves differently (what exit 1 means)."""
+        return not self.same or bool(self.traces is not None and self.traces.affected)
+
     def to_dict(self) -> dict[str, Any]:
-        return {"same": self.same, "old": self.old, "new": self.new, "changes": [c.to_dict() for c in self.changes]}
+        out = {"same": self.same, "old": self.old, "new": self.new, "changes": [c.to_dict() for c in self.changes]}
+        if self.traces is not None:
+            out["traces"] = self.traces.to_dict()
+        return out
 
 
 def diff(old: Spec, new: Spec) -> DiffResult:
     """Every change of behaviour, names, caps, allow-list and reachability from `old` to `new`."""
     before, after = old.require_steppable("compared"), new.require_steppable("compared")
     changes: list[Change] = []
+    changes.extend(initial_changes(before, after))
     changes.extend(behaviour_changes(before, after))
     changes.extend(name_changes(before, after))
     changes.extend(cap_changes(before, after))
     changes.extend(allowance_changes(before, after))
     changes.extend(reachability_changes(before, after))
     return DiffResult(old.path, new.path, tuple(changes))
+
+
+def initial_changes(old: Table, new: Table) -> list[InitialChanged]:
+    """The start, when it moved: moving rows can name another state first, and sessions then start there."""
+    if old.initial == new.initial or old.initial is None or new.initial is None:
+        return []
+
+    def line(table: Table) -> int:
+        return next(row.line for row in table.rows if row.state == table.initial)
+
+    return [InitialChanged(old.initial, new.initial, line(old), line(new))]
 
 
 def behaviour_changes(old: Table, new: Table) -> list[BehaviourChanged]:

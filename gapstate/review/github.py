@@ -77,3 +77,47 @@ def fuzz_github(result: Any) -> str:
                 command("error", f"this reachable row was never fired by {traces}", file=result.spec, line=line, title="coverage")
             )
     return "\n".join(lines)
+
+
+def diff_github(result: Any) -> str:
+    """One annotation per changed row of the new table: what changed there and, with --traces, the sessions it affects.
+
+    A `::warning` where recorded sessions behave differently, a `::notice`
+    elsewhere; a change with no line in the new table (a row or cap
+    removed) is annotated on the file as a whole.
+    """
+    from gapstate.cli.render.review import change_lines
+
+    notes: dict[int | None, list[str]] = {}
+    for change in result.changes:
+        if change.kind == "behaviour":
+            head, *cases = change_lines(change)
+            for case, text in zip(change.cases, cases):
+                notes.setdefault(case.new.line if case.new else None, []).append(f"{head} {text.strip()}")
+        else:
+            line = change.line if change.kind in ("name_added", "allowance_added") else getattr(change, "new_line", None)
+            notes.setdefault(line, []).extend(change_lines(change))
+    warned: set[int | None] = set()
+    sessions = result.traces
+    if sessions is not None:
+        for group in sessions.groups:
+            example = group.example
+            notes.setdefault(group.new_row, []).append(
+                f"{group.traces} of {sessions.read} recorded sessions behave differently here, first at "
+                f"{group.state} | {group.event} | {','.join(group.guards) or '-'} (e.g. {example.trace}, event index {example.index})"
+            )
+            warned.add(group.new_row)
+        for change in sessions.unreached:
+            notes.setdefault(change.new_row, []).append(
+                f"untested by recorded traffic: no recorded session reaches {change.state} | {change.event} | {','.join(change.guards) or '-'}"
+            )
+    return "\n".join(
+        command(
+            "warning" if line in warned else "notice",
+            "\n".join(notes[line]),
+            file=result.new,
+            line=line,
+            title="recorded sessions" if line in warned else "behaviour change",
+        )
+        for line in sorted(notes, key=lambda n: -1 if n is None else n)
+    )

@@ -1,8 +1,10 @@
-"""`gapstate diff`: the behaviour a change of the table changes."""
+"""`gapstate diff`: the behaviour a change of the table changes, and with --traces, the recorded sessions it changes."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from gapstate.cli.render import nth, plural
 
 
 def _valuation_words(valuation: Any) -> str:
@@ -23,34 +25,74 @@ def _outcome_words(outcome: Any, side: str) -> str:
     return f"{side} line {outcome.line}: {outcome.next} | {','.join(outcome.actions)}"
 
 
+def change_lines(change: Any) -> list[str]:
+    """One change as diff's text shows it: a behaviour change's head and a line per case, else one line."""
+    kind = change.kind
+    if kind == "behaviour":
+        return [f"behaviour: {change.state} | {change.event}"] + [
+            f"    {when_text(case.valuations)}: {_outcome_words(case.old, 'old')} -> {_outcome_words(case.new, 'new')}"
+            for case in change.cases
+        ]
+    if kind == "initial":
+        return [f"initial: sessions now start in {change.new} (new line {change.new_line}), not {change.old} (old line {change.old_line})"]
+    if kind in ("name_added", "name_removed"):
+        side = "new" if kind == "name_added" else "old"
+        return [f"{kind}: {change.role} {change.name} ({side} line {change.line})"]
+    if kind == "cap":
+        was = "none" if change.old is None else f"{change.old} (old line {change.old_line})"
+        now = "none" if change.new is None else f"{change.new} (new line {change.new_line})"
+        return [f"cap: {change.counter} {was} -> {now}"]
+    if kind in ("allowance_added", "allowance_removed"):
+        side = "new" if kind == "allowance_added" else "old"
+        return [f"{kind}: @unreachable {change.state} | {change.event} | {change.guards} ({side} line {change.line})"]
+    now = "now fires" if change.reachable else "no longer fires"
+    return [
+        f"reachability: row {change.state} | {change.event} | {change.guards} {now} "
+        f"(old line {change.old_line}, new line {change.new_line})"
+    ]
+
+
 def diff_text(result: Any) -> str:
-    """The changes grouped by kind, behaviour first, each with its lines; then a verdict line."""
-    lines: list[str] = []
-    for change in result.changes:
-        kind = change.kind
-        if kind == "behaviour":
-            lines.append(f"behaviour: {change.state} | {change.event}")
-            for case in change.cases:
-                lines.append(f"    {when_text(case.valuations)}: {_outcome_words(case.old, 'old')} -> {_outcome_words(case.new, 'new')}")
-        elif kind in ("name_added", "name_removed"):
-            side = "new" if kind == "name_added" else "old"
-            lines.append(f"{kind}: {change.role} {change.name} ({side} line {change.line})")
-        elif kind == "cap":
-            was = "none" if change.old is None else f"{change.old} (old line {change.old_line})"
-            now = "none" if change.new is None else f"{change.new} (new line {change.new_line})"
-            lines.append(f"cap: {change.counter} {was} -> {now}")
-        elif kind in ("allowance_added", "allowance_removed"):
-            side = "new" if kind == "allowance_added" else "old"
-            lines.append(f"{kind}: @unreachable {change.state} | {change.event} | {change.guards} ({side} line {change.line})")
-        else:
-            now = "now fires" if change.reachable else "no longer fires"
-            lines.append(
-                f"reachability: row {change.state} | {change.event} | {change.guards} {now} "
-                f"(old line {change.old_line}, new line {change.new_line})"
-            )
+    """The changes grouped by kind, behaviour first, each with its lines; with --traces the sessions; then a verdict line."""
+    lines = [line for change in result.changes for line in change_lines(change)]
     count = len(result.changes)
     verdict = "no change in behaviour, caps, names, allow-list or reachability" if result.same else (
         f"{count} change{'s' if count != 1 else ''}"
     )
+    if result.traces is not None:
+        lines.extend(sessions_text(result.traces))
+        verdict += f"; {len(result.traces.affected)} of {plural(result.traces.read, 'recorded session')} behave differently"
     lines.append(f"gapstate diff: {result.old} -> {result.new}: {verdict}")
     return "\n".join(lines)
+
+
+def _step_words(step: dict[str, Any], side: str) -> str:
+    if "row" not in step:
+        return f"{side}: stops ({step['stopped']})"
+    broken = " (breaks a rule)" if "stopped" in step else ""
+    return f"{side} line {step['row']}: {step['to']} | {','.join(step['actions'])}{broken}"
+
+
+def sessions_text(sessions: Any) -> list[str]:
+    """For a PR comment: how many recorded sessions behave differently, one line per group and its example, and the untested changes."""
+    affected = len(sessions.affected)
+    lines = [f"recorded sessions: {affected} of {sessions.read} behave differently ({plural(sessions.events, 'event')} read)"]
+    width = len(str(max((group.traces for group in sessions.groups), default=0)))
+    for group in sessions.groups:
+        example = group.example
+        guards = ",".join(group.guards) or "-"
+        lines.append(
+            f"  {group.traces:>{width}} {'session ' if group.traces == 1 else 'sessions'}  {group.state} | {group.event} | {guards}: "
+            f"{_step_words(example.old, 'old')} -> {_step_words(example.new, 'new')}"
+        )
+        lines.append(f"  {'':>{width}}           e.g. {example.trace}, the {nth(example.index)} event")
+    if sessions.unreached:
+        lines.append(f"untested by recorded traffic: no recorded session reaches {plural(len(sessions.unreached), 'changed valuation')}:")
+        cases: dict[tuple[str, str, int | None, int | None], list[Any]] = {}
+        for change in sessions.unreached:
+            cases.setdefault((change.state, change.event, change.old_row, change.new_row), []).append(change.valuation)
+        for (state, event, old_row, new_row), valuations in cases.items():
+            was = f"old line {old_row}" if old_row is not None else "no row (old)"
+            now = f"new line {new_row}" if new_row is not None else "no row (new)"
+            lines.append(f"  {state} | {event} {when_text(valuations)}: {was} -> {now}")
+    return lines
