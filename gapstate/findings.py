@@ -45,6 +45,7 @@ class Finding:
     kind: ClassVar[str] = "finding"
     template: ClassVar[str] = ""
     exported: ClassVar[tuple[str, ...]] = ()
+    trace: tuple[dict[str, Any], ...] = ()  # a trace that replays the finding: only a rule breach has one
     __slots__ = ("line", "column")
 
     def __init__(self, line: int, column: int = 1):

@@ -63,18 +63,17 @@ class UnusableInput(click.ClickException):
 
     exit_code = 2
 
-    def __init__(self, error: GapstateError, fmt: str = "text", problems: tuple[Any, ...] | None = None):
+    def __init__(self, error: GapstateError, fmt: str = "text"):
         super().__init__(str(error))
-        self.error = error
+        self.error = error.record
         self.fmt = fmt
-        self.problems = problems  # classify's located problems, when there are several
 
     def show(self, file: Any = None) -> None:
         from gapstate.cli.render.errors import error_json, error_text
 
-        click.echo(error_text(self.error, self.problems), err=True)
+        click.echo(error_text(self.error), err=True)
         if self.fmt == "json":
-            click.echo(error_json(self.error, self.problems))
+            click.echo(error_json(self.error))
         elif self.fmt == "github":
             from gapstate.review.github import error_github
 
@@ -116,9 +115,7 @@ def reports_errors(command: Callable[..., int | None]) -> Callable[..., int | No
         try:
             return command(*args, **kwargs)
         except GapstateError as error:
-            # Problems that carry their own line (a trace's malformed lines) are shown one by one.
-            located = tuple(p for p in error.problems if hasattr(p, "line")) or None
-            raise UnusableInput(error, kwargs.get("fmt", "text"), located) from None
+            raise UnusableInput(error, kwargs.get("fmt", "text")) from None
 
     return run
 
@@ -138,7 +135,7 @@ def read_spec_bytes(choice: Any) -> tuple[Any, bytes]:
         return parse_spec(decode_text(data, label(choice.path)), label(choice.path)), data
     except GapstateError as error:
         if choice.setting is not None and error.line is None:
-            error.message += f" (the spec setting of [tool.gapstate] in {choice.setting})"
+            raise error.noted(f" (the spec setting of [tool.gapstate] in {choice.setting})") from None
         raise
 
 

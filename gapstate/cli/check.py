@@ -43,7 +43,7 @@ def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bo
     from gapstate.cli.config import resolve_spec_path
     from gapstate.cli.render import to_json
     from gapstate.cli.render.check import check_text
-    from gapstate.cli.render.errors import error_detail, error_text
+    from gapstate.cli.render.errors import error_text
     from gapstate.proof.check import check as prove
 
     def explored(spec: Any) -> Any:
@@ -93,7 +93,7 @@ def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bo
         click.echo(to_json(check_sarif(outcomes, CATALOGUE, __version__)))
     elif fmt == "json":
         documents = [
-            {"ok": False, "spec": choice.path, "error": error_detail(outcome)}
+            {"ok": False, "spec": choice.path, "error": outcome.record.to_dict()}
             if isinstance(outcome, GapstateError)
             else outcome.to_dict()
             for choice, outcome in checked

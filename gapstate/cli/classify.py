@@ -8,11 +8,10 @@ import click
 
 from gapstate.cli.base import (
     FORMAT,
-    UnusableInput,
     main,
     reports_errors,
 )
-from gapstate.errors import GapstateError
+from gapstate.errors import GapstateError, Problem
 
 
 def _plot_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -101,11 +100,12 @@ def _read(path: str, fmt: str) -> tuple[str, str, Any]:
         raise _refuse(unjudgeable(len(error.problems), SHOWN), name, text, error.problems, fmt) from None
 
 
-def _refuse(headline: str, name: str, text: str, problems: Any, fmt: str) -> UnusableInput:
+def _refuse(headline: str, name: str, text: str, problems: Any, fmt: str) -> GapstateError:
     """Exit 2: the headline, then the first SHOWN problems at their lines in `text`."""
     from gapstate.attribution.positions import SHOWN, problem_lines
 
-    return UnusableInput(GapstateError(headline, name), fmt, problem_lines(text, problems, SHOWN))
+    located = problem_lines(text, problems, SHOWN)
+    return GapstateError(headline, name, problems=tuple(Problem(p.message, p.line, p.column, path=p.path) for p in located))
 
 
 def _plot(result: Any, path: str) -> None:
@@ -127,6 +127,5 @@ def _plot(result: Any, path: str) -> None:
     try:
         drawn = heatmap_svg(result)
     except GapstateError as error:
-        error.file = path
-        raise
+        raise error.replaced(file=path) from None
     write_atomically(path, drawn)

@@ -10,7 +10,13 @@ event a line, ready to paste into `gapstate replay`.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from gapstate.errors import GapstateError, Unusable
+
+if TYPE_CHECKING:
+    from gapstate.proof.check import CheckResult
 
 
 def escape_data(text: str) -> str:
@@ -34,25 +40,25 @@ def _with_trace(message: str, trace: Any) -> str:
     return "\n".join([message, "trace, for `gapstate replay`:", *lines]) if lines else message
 
 
-def error_github(error: Any) -> str:
+def error_github(error: GapstateError | Unusable) -> str:
     """Input that cannot be used, as one annotation too, so a failing CI step says why on the file."""
     return command("error", error.message, file=error.file, line=error.line, col=error.column, title="unusable input")
 
 
-def check_github(outcomes: Any) -> str:
+def check_github(outcomes: Iterable[CheckResult | GapstateError]) -> str:
     """One `::error` per finding of each spec checked, at its line and column; one per spec that could not be read.
 
     `outcomes` holds, per spec, its check result or the GapstateError that stopped it.
     """
     lines = []
     for outcome in outcomes:
-        if not hasattr(outcome, "findings"):
+        if isinstance(outcome, GapstateError):
             lines.append(error_github(outcome))
             continue
         lines.extend(
             command(
                 "error",
-                _with_trace(finding.message, getattr(finding, "trace", None)),
+                _with_trace(finding.message, finding.trace),
                 file=outcome.spec,
                 line=finding.line,
                 col=finding.column,

@@ -10,11 +10,16 @@ trace, a `not_total` valuation...) go into the result's `properties`.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterable
 from pathlib import Path, PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from gapstate import reference
+from gapstate.errors import GapstateError
+
+if TYPE_CHECKING:
+    from gapstate.proof.check import CheckResult
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 CATALOGUE_PAGE = reference.name(reference.FINDINGS)
@@ -81,14 +86,14 @@ def _notification(error: Any) -> dict[str, Any]:
     return note
 
 
-def check_sarif(outcomes: Any, catalogue: tuple[Any, ...], version: str) -> dict[str, Any]:
+def check_sarif(outcomes: Iterable[CheckResult | GapstateError], catalogue: tuple[Any, ...], version: str) -> dict[str, Any]:
     """One SARIF run for the specs checked: `outcomes` holds each one's check result or the GapstateError that stopped it.
 
     `catalogue` is the finding classes, in their stable order; a kind missing
     from it still gets its rule, after the catalogue's.
     """
-    checked = [o for o in outcomes if hasattr(o, "findings")]
-    failed = [o for o in outcomes if not hasattr(o, "findings")]
+    checked = [o for o in outcomes if not isinstance(o, GapstateError)]
+    failed = [o for o in outcomes if isinstance(o, GapstateError)]
     kinds = list(dict.fromkeys([*catalogue, *(type(f) for r in checked for f in r.findings)]))
     index = {cls.kind: i for i, cls in enumerate(kinds)}
     return {

@@ -15,12 +15,12 @@ import re
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Annotated, Any, NamedTuple, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from gapstate.errors import GapstateError
+from gapstate.errors import GapstateError, Problem
 from gapstate.spec.vocabulary import EVENTS, PAYLOADS, closest
 from gapstate.spec.source import label, open_binary
 
@@ -55,18 +55,6 @@ _KNOWN = ", ".join(EVENTS)
 # A trace with more malformed lines than this is reported by its first ones
 # and a count of the rest, as a compiler stops listing errors.
 MAX_PROBLEMS = 20
-
-
-class LineProblem(NamedTuple):
-    """One malformed line: where, what is wrong in the trace's words, and the line as written."""
-
-    line: int
-    column: int | None
-    message: str
-    text: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "column": self.column, "message": self.message, "text": self.text}
 
 
 def _kind(value: Any) -> str:
@@ -182,7 +170,7 @@ def _check(raw: Any, last: int, unset: Any, text: str) -> tuple[str, int | None]
     return None
 
 
-def _hint(problems: list[LineProblem]) -> str:
+def _hint(problems: list[Problem]) -> str:
     """The mistake behind the whole file, when its lines show one: an array, or pretty-printed JSON."""
     first = problems[0].text.strip()
     if first.startswith("["):
@@ -192,7 +180,7 @@ def _hint(problems: list[LineProblem]) -> str:
     return ""
 
 
-def _unusable(source: str, problems: list[LineProblem], more: int, hint: str) -> GapstateError:
+def _unusable(source: str, problems: list[Problem], more: int, hint: str) -> GapstateError:
     """One error for every malformed line found: the first's place, a count and a hint in the message."""
     first = problems[0]
     count = len(problems) + more
@@ -258,7 +246,7 @@ class Events:
     check, or holds a blank line, is read again a line at a time. At the
     first malformed line nothing more is handed on, but the rest is still
     read, so that GapstateError lists every malformed line (up to
-    MAX_PROBLEMS, then a count), each as a LineProblem quoting the line.
+    MAX_PROBLEMS, then a count), each as an errors.Problem quoting the line.
     The events just before a bad line in its batch are not handed on
     either: replay reads the whole trace anyway, so the outcome is the same
     error.
@@ -354,7 +342,7 @@ class Events:
     def _problems(self, number: int, data: Any, last: int, lines: Iterator[tuple[int, Any]]) -> NoReturn:
         """Read the rest of the lines, collecting what is wrong with each, then raise."""
         unset, decode, failure = UNSET, self._decode, msgspec.MsgspecError
-        problems: list[LineProblem] = []
+        problems: list[Problem] = []
         more = 0
         for number, data in itertools.chain([(number, data)], lines):
             if data is _BLANK:
@@ -379,7 +367,7 @@ class Events:
                         continue
             if len(problems) < MAX_PROBLEMS:
                 column = found[1] if self._from_file else None
-                problems.append(LineProblem(number, column, found[0], text))
+                problems.append(Problem(found[0], number, column, text=text))
             else:
                 more += 1
         raise _unusable(self.source, problems, more, _hint(problems) if self._from_file else "")

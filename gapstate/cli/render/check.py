@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from gapstate.cli.render import plural, trace_lines
 from gapstate.cli.render.errors import quote
 
+if TYPE_CHECKING:
+    from gapstate.proof.check import CheckResult
 
-def check_text(result: Any, bundled: bool = False) -> str:
+
+def check_text(result: CheckResult, bundled: bool = False) -> str:
     """Findings a line (`path:line:column: kind: message`, a rule's trace indented), then the summary.
 
     The summary says when the spec checked is the copy bundled with the
@@ -19,7 +22,7 @@ def check_text(result: Any, bundled: bool = False) -> str:
         lines.append(f"{result.spec}:{finding.line}:{finding.column}: {finding.kind}: {finding.message}")
         if 1 <= finding.line <= len(result.lines):
             lines.extend(quote(finding.line, result.lines[finding.line - 1], finding.column))
-        for event in trace_lines(getattr(finding, "trace", ())):
+        for event in trace_lines(finding.trace):
             lines.append(f"    {event}")
     s = result.stats
     if result.proved:

@@ -2,25 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from gapstate.cli.render import to_json
+from gapstate.errors import GapstateError, Unusable
 
 
-def error_text(error: Any, problems: tuple[Any, ...] | None = None) -> str:
+def error_text(error: Unusable | GapstateError) -> str:
     """What stderr says about input that cannot be used: where and why, then each problem.
 
     A report's problems are named by their JSON path; a trace's malformed
     lines are quoted with a caret under the column.
     """
+    error = error.record if isinstance(error, GapstateError) else error
+    problems = error.problems
     lines = [f"gapstate: error: {error}"]
-    for p in problems or ():
-        if hasattr(p, "path"):
+    for p in problems:
+        if p.path is not None:
             lines.append(f"{error.file}:{p.line}:{p.column}: {p.path}: {p.message}")
             continue
-        if not (len(problems or ()) == 1 and error.line == p.line):  # else the first line said it
+        if not (len(problems) == 1 and error.line == p.line):  # else the first line said it
             lines.append(f"{error.file}:{p.line}" + (f":{p.column}" if p.column else "") + f": {p.message}")
-        lines.extend(quote(p.line, p.text, p.column))
+        if p.text is not None:
+            lines.extend(quote(p.line, p.text, p.column))
     return "\n".join(lines)
 
 
@@ -47,14 +49,6 @@ def quote(line: int, text: str, column: int | None) -> list[str]:
     return out
 
 
-def error_json(error: Any, problems: tuple[Any, ...] | None = None) -> str:
+def error_json(error: Unusable) -> str:
     """The document stdout gets instead: {"ok": false, "error": {file, line, column, message[, problems]}}."""
-    detail = error_detail(error)
-    if problems is not None:
-        detail["problems"] = [problem.to_dict() for problem in problems]
-    return to_json({"ok": False, "error": detail})
-
-
-def error_detail(error: Any) -> dict[str, Any]:
-    """Unusable input as the JSON documents give it: file, line, column, message."""
-    return {"file": error.file, "line": error.line, "column": error.column, "message": error.message}
+    return to_json({"ok": False, "error": error.to_dict()})

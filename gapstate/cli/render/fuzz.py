@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from gapstate.cli.render import trace_lines
 
+if TYPE_CHECKING:
+    from gapstate.testing.fuzzer import FuzzResult
 
-def fuzz_text(result: Any, saved: str | None = None, with_trace: bool = True) -> str:
+
+def fuzz_text(result: FuzzResult, saved: str | None = None, with_trace: bool = True) -> str:
     """The run, the failure and its shrunk trace as paste-ready JSON Lines, the row coverage, the verdict."""
     seeds = result.seeds
     named = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]} to {seeds[-1]} ({len(seeds)} workers)"

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 from gapstate.cli.render import plural
+
+if TYPE_CHECKING:
+    from gapstate.run.replayer import ReplayResult, Step
 
 
 def _counters_text(counters: dict[str, int], caps: dict[str, int]) -> str:
@@ -17,7 +20,7 @@ def _counters_text(counters: dict[str, int], caps: dict[str, int]) -> str:
     return ", ".join(f"{name} {counters[name]}/{caps.get(name, '?')}" for name in COUNTERS)
 
 
-def replay_step_line(step: Any, caps: dict[str, int]) -> str:
+def replay_step_line(step: Step, caps: dict[str, int]) -> str:
     """One step of the transcript: trace line, t, event, states, row, guards, actions, counters after.
 
     People count lines from 1, so a step is named by its trace line (the
@@ -40,7 +43,7 @@ def replay_step_line(step: Any, caps: dict[str, int]) -> str:
     )
 
 
-def _payload_reason(step: Any) -> str:
+def _payload_reason(step: Step) -> str:
     """How the event's own fields decided the guard the row names, if one did."""
     from gapstate.spec.vocabulary import CHOICE_OF, PAYLOADS, SEEN
 
@@ -57,7 +60,7 @@ def _payload_reason(step: Any) -> str:
     return f"{field}={value} {'>' if named[guard] else '<='} {step.horizon}"
 
 
-def replay_tail(result: Any, caps: dict[str, int], source: str) -> str:
+def replay_tail(result: ReplayResult, caps: dict[str, int], source: str) -> str:
     """What follows the steps: the failing step marked `!`, the final configuration, the verdict."""
     lines: list[str] = []
     error = result.error
@@ -74,12 +77,12 @@ def replay_tail(result: Any, caps: dict[str, int], source: str) -> str:
     return "\n".join(lines)
 
 
-def step_json(step: Any) -> str:
+def step_json(step: Step) -> str:
     """A step as one line of the replay document, so steps can be written as they come."""
     return "  " + json.dumps(step.to_dict())
 
 
-def replay_json(result: Any, body: Iterable[str] | None = None) -> Iterator[str]:
+def replay_json(result: ReplayResult, body: Iterable[str] | None = None) -> Iterator[str]:
     """The replay document, a chunk at a time: the one writer of its JSON.
 
     The keys and their order are the result's `to_dict()`; the steps go one a

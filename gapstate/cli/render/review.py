@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gapstate.cli.render import nth, plural
+
+if TYPE_CHECKING:
+    from gapstate.review.diff import DiffResult
 
 
 def _valuation_words(valuation: Any) -> str:
@@ -52,7 +55,7 @@ def change_lines(change: Any) -> list[str]:
     ]
 
 
-def diff_text(result: Any) -> str:
+def diff_text(result: DiffResult) -> str:
     """The changes grouped by kind, behaviour first, each with its lines; with --traces the sessions; then a verdict line."""
     lines = [line for change in result.changes for line in change_lines(change)]
     count = len(result.changes)

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from gapstate.cli.render import nth, trace_lines
+
+if TYPE_CHECKING:
+    from gapstate.seeing.coverage import CoverageResult
+    from gapstate.seeing.explain import Explanation
+    from gapstate.seeing.witness import RowWitness
 
 
 # witness --------------------------------------------------------------------
 
 
-def witness_note(result: Any) -> str | None:
+def witness_note(result: RowWitness) -> str | None:
     """What goes to stderr beside a witness: why the row does not fire, or that the way there breaks a rule."""
     row = result.row
     head = f"row at line {row.line} (`{row}`)"
@@ -24,7 +29,7 @@ def witness_note(result: Any) -> str | None:
 # coverage -------------------------------------------------------------------
 
 
-def coverage_text(result: Any, rows: dict[int, str]) -> str:
+def coverage_text(result: CoverageResult, rows: dict[int, str]) -> str:
     """Every reachable row with how often it fired, then the rows never fired and the traces that stopped."""
     fired = result.fired
     never = result.never
@@ -56,7 +61,7 @@ def coverage_text(result: Any, rows: dict[int, str]) -> str:
 # explain --------------------------------------------------------------------
 
 
-def explain_text(said: Any) -> str:
+def explain_text(said: Explanation) -> str:
     """One row in a reviewer's words: when it fires, what it does, its rules, a trace, or why it never fires."""
     from gapstate.seeing.witness import REFUSED, UNREACHABLE
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from gapstate.cli.render import plural, trace_lines
 
+if TYPE_CHECKING:
+    from gapstate.testing.conformance import ConformResult
 
-def conform_text(result: Any) -> str:
+
+def conform_text(result: ConformResult) -> str:
     """The shrunk diverging trace as paste-ready JSON Lines, expected against actual at its last event, the counts."""
     lines: list[str] = []
     found = result.divergence
