@@ -301,8 +301,8 @@ def test_without_attribution_or_silence_the_overall_verdict_is_inconclusive():
 
 def test_the_result_has_exactly_the_contract_shape():
     document = classify(report()).to_dict()
-    assert list(document) == ["descriptive", "verdict", "arms", "note"]
-    assert document["descriptive"] is True
+    assert list(document) == ["ok", "descriptive", "verdict", "arms", "note"]
+    assert document["ok"] is True and document["descriptive"] is True  # judged, whatever the verdict
     assert all(list(arm) == ["name", "verdict", "turns"] for arm in document["arms"])
     assert all(list(t) == ["turn", "verdict", "unmet"] for arm in document["arms"] for t in arm["turns"])
     assert json.loads(json.dumps(document)) == document

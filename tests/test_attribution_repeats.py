@@ -81,7 +81,7 @@ def test_the_repeats_document_has_exactly_the_documented_shape():
     first = report()
     second = report(control(), stall(intervals=[]))
     document = classify_repeats(named(first, second)).to_dict()
-    assert list(document) == ["descriptive", "repeats", "reports", "verdicts", "arms", "note"]
+    assert list(document) == ["ok", "descriptive", "repeats", "reports", "verdicts", "arms", "note"]
     assert document["verdicts"] == {"attributable": 1, "inconclusive": 1}
     [_, arm] = document["arms"]
     assert arm == {"name": "stall", "verdicts": {"assessed": 2}, "turns": [

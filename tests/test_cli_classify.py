@@ -175,7 +175,7 @@ def test_the_command_prints_the_json_result_and_exits_0():
     outcome = run(str(EXAMPLE), "--format", "json")
     assert outcome.exit_code == 0, outcome.output
     document = json.loads(outcome.stdout)
-    assert list(document) == ["descriptive", "verdict", "arms", "note"]
+    assert list(document) == ["ok", "descriptive", "verdict", "arms", "note"]
     assert document == gapstate.classify(json.loads(EXAMPLE.read_text())).to_dict()
 
 

@@ -8,10 +8,12 @@ returns plain frozen records; nothing prints, reads files or exits.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from gapstate.attribution.report import HELD, LOST, UNLOGGED_DROPS, Arm, Report
 from gapstate.attribution.validation import validate
+from gapstate.results import Result
 
 # In this order: `unmet` lists them so, and repeats count them so.
 CONDITIONS = ("control_present", "arm_missing", "transmitted", "interval_recorded", "interval_overlaps")
@@ -68,27 +70,28 @@ class ArmVerdict(NamedTuple):
         return out
 
 
-class ClassifyResult(NamedTuple):
-    """The outcome of `classify`, shaped like its JSON output; always descriptive."""
+@dataclass(frozen=True)
+class ClassifyResult(Result):
+    """The outcome of `classify`, shaped like its JSON output; always descriptive.
+
+    `ok` is true: a report that could be judged was, whatever its verdict.
+    """
 
     verdict: str  # no_change, attributable, unexplained_silence, inconclusive
     arms: tuple[ArmVerdict, ...]  # in input order
     note: str = NOTE
 
-    @property
-    def descriptive(self) -> bool:
-        return True
+    ok = True
+    descriptive = True
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "ok": True,
             "descriptive": True,
             "verdict": self.verdict,
             "arms": [arm.to_dict() for arm in self.arms],
             "note": self.note,
         }
-
-    def __getitem__(self, key: str) -> Any:
-        return self.to_dict()[key]
 
 
 def overlaps(a: int, b: int, c: int, d: int) -> bool:

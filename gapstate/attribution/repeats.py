@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple, Sequence
 
 from gapstate.attribution.conditions import (
@@ -23,6 +24,7 @@ from gapstate.attribution.conditions import (
 from gapstate.attribution.report import Report
 from gapstate.attribution.validation import Problem, validate
 from gapstate.errors import GapstateError
+from gapstate.results import Result
 
 NOTE = (
     "Descriptive only: every count is a number of repeats among the {n} reports given, each judged "
@@ -64,16 +66,16 @@ class Repeat(NamedTuple):
         return {"report": self.report, **self.result.to_dict()}
 
 
-class RepeatsResult(NamedTuple):
+@dataclass(frozen=True)
+class RepeatsResult(Result):
     """The outcome of `classify` given several reports, shaped like its JSON output; always descriptive."""
 
     repeats: tuple[Repeat, ...]  # in the order given
     verdicts: tuple[tuple[str, int], ...]  # overall verdicts, counted
     arms: tuple[ArmCounts, ...]  # in the first report's order
 
-    @property
-    def descriptive(self) -> bool:
-        return True
+    ok = True  # every report was judged
+    descriptive = True
 
     @property
     def note(self) -> str:
@@ -81,6 +83,7 @@ class RepeatsResult(NamedTuple):
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "ok": True,
             "descriptive": True,
             "repeats": len(self.repeats),
             "reports": [repeat.to_dict() for repeat in self.repeats],
@@ -88,9 +91,6 @@ class RepeatsResult(NamedTuple):
             "arms": [arm.to_dict() for arm in self.arms],
             "note": self.note,
         }
-
-    def __getitem__(self, key: str) -> Any:
-        return self.to_dict()[key]
 
 
 def differences(first: Report, other: Report, first_name: str) -> list[Problem]:

@@ -53,21 +53,24 @@ def classify(report_paths: tuple[str, ...], fmt: str, plot_path: str | None) -> 
                                   "peer_bytes": int}}}]}
     Every object may also hold "meta": anything, never read.
     """
-    from gapstate.attribution.conditions import judge
-    from gapstate.attribution.repeats import differences, judge_repeats
     from gapstate.cli.render import to_json
-    from gapstate.cli.render.classify import classify_text, not_a_repeat, repeats_text
 
     read = [_read(path, fmt) for path in report_paths]
-    first_name, first_text, first = read[0]
-    for name, text, model in read[1:]:
-        found = differences(first, model, first_name)
-        if found:
-            raise _refuse(not_a_repeat(len(found), first_name), name, text, found, fmt)
+    first_name, _, first = read[0]
     if len(read) == 1:
+        from gapstate.attribution.conditions import judge
+        from gapstate.cli.render.classify import classify_text
+
         result: Any = judge(first)
         shown = to_json(result.to_dict()) if fmt == "json" else classify_text(result, first_name)
-    else:
+    else:  # repeats: imported only here, so one report starts as fast as before
+        from gapstate.attribution.repeats import differences, judge_repeats
+        from gapstate.cli.render.classify import not_a_repeat, repeats_text
+
+        for name, text, model in read[1:]:
+            found = differences(first, model, first_name)
+            if found:
+                raise _refuse(not_a_repeat(len(found), first_name), name, text, found, fmt)
         result = judge_repeats([(name, model) for name, _, model in read])
         shown = to_json(result.to_dict()) if fmt == "json" else repeats_text(result)
     if plot_path is not None:
