@@ -273,7 +273,37 @@ def test_git_with_an_unknown_revision_or_outside_a_repository_exits_2(repo, tmp_
     outside = tmp_path_factory.mktemp("plain") / "gap-state.md"
     outside.write_text(SPEC_TEXT, encoding="utf-8")
     result = CliRunner().invoke(main, ["diff", "--git", "HEAD", str(outside)])
-    assert result.exit_code == 2 and "git cannot show it" in result.stderr
+    assert result.exit_code == 2 and "not a git repository" in result.stderr
+
+
+@needs_git
+def test_git_takes_any_commit_git_names_and_ranges_as_git_diff_does(repo, monkeypatch):
+    monkeypatch.chdir(repo)
+    spec = repo / "spec" / "gap-state.md"
+    spec.write_text(variant("@cap episode_attempts 2", "@cap episode_attempts 1"), encoding="utf-8")
+    git(repo, "commit", "-q", "-am", "one attempt")
+    git(repo, "tag", "v2")
+    path = "spec/gap-state.md"
+    for revision, old, new, code in [
+        ("HEAD~1", "HEAD~1:spec/gap-state.md", path, 1),  # against the working tree
+        ("v2", "v2:spec/gap-state.md", path, 0),
+        ("HEAD~1..v2", "HEAD~1:spec/gap-state.md", "v2:spec/gap-state.md", 1),  # A..B: A against B, as git diff
+        ("v2..", "v2:spec/gap-state.md", "HEAD:spec/gap-state.md", 0),
+        ("HEAD~1...HEAD", "HEAD~1...HEAD:spec/gap-state.md", "HEAD:spec/gap-state.md", 1),  # from the merge base
+    ]:
+        result = CliRunner().invoke(main, ["diff", "--git", revision, path, "--format", "json"])
+        assert result.exit_code == code, (revision, result.output)
+        document = json.loads(result.stdout)
+        assert (document["old"], document["new"]) == (old, new), revision
+
+
+@needs_git
+@pytest.mark.parametrize("revision", ["HEAD^{tree}", "HEAD:spec/gap-state.md"])
+def test_git_refuses_a_revision_that_names_no_commit(repo, monkeypatch, revision):
+    monkeypatch.chdir(repo)
+    result = CliRunner().invoke(main, ["diff", "--git", revision, "spec/gap-state.md"])
+    assert result.exit_code == 2, result.output
+    assert f"'{revision}' names no commit" in result.stderr
 
 
 @needs_git

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -268,3 +269,51 @@ def test_the_api_reads_dicts_in_batches_with_the_same_checks(small_batches):
     with pytest.raises(gapstate.GapstateError) as caught:
         gapstate.replay(gapstate.load_spec(), events + [{"event": "busy_start", "t": None}])
     assert caught.value.line == 52
+
+
+# bounded, and one event a line ----------------------------------------------
+
+
+def test_a_line_past_the_limit_is_named_without_reading_the_rest(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"event": "busy_start"}\n' * 3 + b" " * 5000)
+    with pytest.raises(gapstate.GapstateError) as caught:
+        list(read_trace(path, limit=1000))
+    assert (caught.value.line, caught.value.file) == (4, str(path))
+    assert "runs past 1000 bytes" in caught.value.message
+
+
+def test_a_time_of_5000_digits_is_a_malformed_line_not_a_crash(tmp_path):
+    result = replay(write_trace(tmp_path, GOOD, '{"event": "busy_start", "t": ' + "9" * 5000 + "}"))
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert ":2:30: a number too long to be read" in result.stderr
+
+
+def test_two_events_on_one_line_are_refused_even_beside_a_blank_line(tmp_path):
+    path = write_trace(tmp_path, '{"event": "busy_start"}{"event": "busy_end"}', "", GOOD)
+    result = replay(path)
+    assert result.exit_code == 2, result.output
+    assert f"{path}:1:24: not valid JSON: more than one JSON value on this line" in result.stderr
+
+
+LATEST = 2**63 - 1
+
+
+@pytest.mark.parametrize("field", ["t", "speech_start"])
+def test_a_time_past_the_latest_is_refused_with_one_message_from_a_file_and_the_api(tmp_path, field):
+    line = {"event": "evidence_turn", "t": 5, "speech_start": 5, field: LATEST + 1}
+    words = f"'{field}' is past the latest time a trace may give ({LATEST} ms): {LATEST + 1}"
+    result = replay(write_trace(tmp_path, json.dumps(line)))
+    assert result.exit_code == 2 and words in result.stderr
+    with pytest.raises(gapstate.GapstateError, match=re.escape(words)):
+        gapstate.replay(gapstate.load_spec(), [line])
+    line[field] = LATEST
+    assert replay(write_trace(tmp_path, json.dumps(line))).exit_code == 0
+
+
+def test_a_time_that_goes_back_says_the_same_from_a_file_and_the_api(tmp_path):
+    events = [{"event": "busy_start", "t": 5}, {"event": "busy_end", "t": 3}]
+    result = replay(write_trace(tmp_path, *map(json.dumps, events)))
+    assert result.exit_code == 2 and "'t' goes back in time: 3 after 5" in result.stderr
+    with pytest.raises(gapstate.GapstateError, match="'t' goes back in time: 3 after 5"):
+        gapstate.replay(gapstate.load_spec(), events)

@@ -145,3 +145,29 @@ def test_keep_going_lists_unusable_traces_counts_the_rest_and_exits_1(tmp_path):
     text = run("coverage", str(good), str(bad), "--keep-going").stdout
     assert f"  {bad}:2: unknown event 'nap'" in text
     assert run("coverage", str(good), "--keep-going").exit_code == 0  # nothing unusable: as without it
+
+
+def test_a_link_to_nothing_in_a_folder_is_named_not_skipped(tmp_path):
+    (tmp_path / "good.jsonl").write_text('{"event": "busy_start"}\n', encoding="utf-8")
+    (tmp_path / "gone.jsonl").symlink_to(tmp_path / "nowhere.jsonl")
+    result = run("coverage", str(tmp_path))
+    assert result.exit_code == 2, result.output
+    assert f"{tmp_path / 'gone.jsonl'}: a symbolic link to nothing" in result.stderr
+
+
+def test_a_subfolder_that_cannot_be_listed_is_named_not_skipped(tmp_path, monkeypatch):
+    import os
+
+    (tmp_path / "good.jsonl").write_text('{"event": "busy_start"}\n', encoding="utf-8")
+    (tmp_path / "locked").mkdir()
+    listing = os.scandir
+
+    def scandir(path="."):  # as chmod 000 would, for a user other than root
+        if os.fspath(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return listing(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    result = run("coverage", str(tmp_path))
+    assert result.exit_code == 2, result.output
+    assert f"{tmp_path / 'locked'}: cannot list this folder: Permission denied" in result.stderr

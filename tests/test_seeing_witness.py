@@ -133,7 +133,25 @@ def test_witness_of_an_invalid_row_exits_1_and_still_prints_the_refused_trace():
     assert json.loads(result.stdout.splitlines()[-1])["event"] == "send_ok"
 
 
-@pytest.mark.parametrize("address", ["1", "OPEN | nothing | -", "OPEN |", "999"])
+def test_a_row_reachable_only_by_breaking_a_rule_is_said_so_with_its_trace_marked(tmp_path):
+    spec = tmp_path / "spec.md"
+    spec.write_text(
+        variant("OPEN | loss_voiced | !dup | = | merge_gap", "OPEN | loss_voiced | !dup | = | send_request,merge_gap"),
+        encoding="utf-8",
+    )
+    address = "OPEN | floor_released | !busy,budget_left,!attempts_left"
+    result = run("witness", address, "--spec", str(spec), "--format", "json")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    document = json.loads(result.stdout)
+    assert document["breaks_rule"] is True and document["trace"]
+    assert "reachable only by breaking a rule first" in document["reason"]
+    assert "send-only-on-release" in document["reason"]
+    text = run("witness", address, "--spec", str(spec))
+    assert text.exit_code == 1 and "reachable only by breaking a rule first" in text.stderr
+    assert [json.loads(line) for line in text.stdout.splitlines()] == document["trace"]
+
+
+@pytest.mark.parametrize("address", ["1", "OPEN | nothing | -", "OPEN |", "999", "9" * 5000, "²"])
 def test_witness_of_no_such_row_exits_2(address):
     result = run("witness", address, "--format", "json")
     assert result.exit_code == 2

@@ -287,3 +287,15 @@ def test_invalid_stands_alone_and_keeps_the_state(new):
     [finding] = check_text(text).findings
     assert (finding.kind, finding.line) == ("parse_error", line_of(text, new))
     assert "`invalid` stands alone" in finding.message
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\x85", "\x0c", "\r"])
+def test_lines_are_numbered_as_editors_and_grep_number_them(separator):
+    """Only LF ends a line: a separator in the prose shifts no line, and one inside a row is one error there."""
+    prose = SPEC_TEXT.replace("\n", f" x{separator}y\n", 1)  # on the first line
+    assert [r.line for r in parse_text(prose).table.rows] == [r.line for r in parse_text(SPEC_TEXT).table.rows]
+    lines = SPEC_TEXT.split("\n")
+    at = lines.index("CLEAR | busy_end | - | = | noop")
+    lines[at] = f"CLEAR | busy_end{separator} | - | = | noop"
+    findings = parse_text("\n".join(lines)).findings
+    assert [(f.kind, f.line) for f in findings] == [("parse_error", at + 1)]

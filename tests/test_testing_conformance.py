@@ -231,13 +231,30 @@ def test_the_command_runs_a_vectors_folder(tmp_path):
     assert json.loads(result.stdout)["vectors"] == 1 and result.exit_code == 0
 
 
-@pytest.mark.parametrize("manifest", ['{"traces": [{"trace": 5}]}', '{"traces": [{"trace": null}]}', '{"traces": 3}', "[]"])
-def test_a_manifest_of_the_wrong_shape_is_unusable_input_naming_it(tmp_path, manifest):
+@pytest.mark.parametrize("manifest, place, words", [
+    ('{"traces": [{"trace": 5}]}', "1:23", "traces[0].trace: expected a file name"),
+    ('{"traces": [{"trace": null}]}', "1:23", "traces[0].trace: expected a file name"),
+    ('{"traces": 3}', "1:1", 'expected {"traces"'),
+    ("[]", "1:1", 'expected {"traces"'),
+    ('{"traces": [\n {"trace": "../up.jsonl"}]}', "2:12", "traces[0].trace: \"../up.jsonl\" is not a file inside"),
+    ('{"traces": [{"trace": "/etc/passwd"}]}', "1:23", "is not a file inside the suite's folder"),
+])
+def test_a_manifest_of_the_wrong_shape_is_unusable_input_naming_it(tmp_path, manifest, place, words):
     (tmp_path / "v").mkdir()
     (tmp_path / "v" / "manifest.json").write_text(manifest, encoding="utf-8")
     result = conform_cli("--vectors", str(tmp_path / "v"), "--examples", "0", *ROOM_LOOP_COMMAND)
     assert result.exit_code == 2, result.output
-    assert f"{tmp_path / 'v' / 'manifest.json'}:1:1: " in result.stderr and 'expected {"traces"' in result.stderr
+    assert f"{tmp_path / 'v' / 'manifest.json'}:{place}: " in result.stderr and words in result.stderr
+
+
+def test_a_manifest_cannot_lead_out_of_its_folder_through_a_link(tmp_path):
+    (tmp_path / "v").mkdir()
+    (tmp_path / "elsewhere.jsonl").write_text('{"event": "busy_start"}\n', encoding="utf-8")
+    (tmp_path / "v" / "out.jsonl").symlink_to(tmp_path / "elsewhere.jsonl")
+    (tmp_path / "v" / "manifest.json").write_text('{"traces": [{"trace": "out.jsonl"}]}', encoding="utf-8")
+    result = conform_cli("--vectors", str(tmp_path / "v"), "--examples", "0", *ROOM_LOOP_COMMAND)
+    assert result.exit_code == 2, result.output
+    assert "traces[0].trace: \"out.jsonl\" leads out of the suite's folder" in result.stderr
 
 
 @pytest.mark.parametrize(
@@ -308,3 +325,12 @@ def test_an_answer_outside_the_protocol_names_its_event_counted_from_1():
     with pytest.raises(gapstate.GapstateError) as caught:
         gapstate.conform(OffProtocolAtTheSecondEvent(bug=""), examples=0)
     assert re.search(r"the answer to event 2 of \d+ \(\w+\) is not in the protocol", caught.value.message)
+
+
+def test_a_suite_whose_times_pass_the_latest_cannot_be_tested(tmp_path):
+    suite = tmp_path / "v"
+    suite.mkdir()
+    (suite / "late.jsonl").write_text('{"event": "busy_start", "t": 9223372036854775808}\n', encoding="utf-8")
+    result = conform_cli("--vectors", str(suite), "--examples", "0", *ROOM_LOOP_COMMAND)
+    assert result.exit_code == 2, result.output
+    assert f"{suite / 'late.jsonl'}:1:" in result.stderr and "past the latest time" in result.stderr

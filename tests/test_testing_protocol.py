@@ -46,11 +46,12 @@ def test_a_bug_switched_on_in_the_environment_is_found_over_the_protocol(monkeyp
         (["/nonexistent/adapter"], "cannot start", 10),
         (script("import sys\nfor line in sys.stdin:\n    print('hello', flush=True)\n"), "is not JSON", 10),
         (script("import sys\nfor line in sys.stdin:\n    print('[1, 2]', flush=True)\n"), "must be a JSON object", 10),
+        (script("import sys\nfor line in sys.stdin:\n    print('[' * 100000 + ']' * 100000, flush=True)\n"), "is nested too deeply", 10),
         (script("import sys\nsys.stderr.write('adapter broke: no config\\n')\nsys.exit(3)\n"), "adapter broke: no config", 10),
         (script("import time\ntime.sleep(60)\n"), "no answer to {\"reset\": true} within 0.5 s", 0.5),
         (script("import sys\nsys.stdin.readline()\nprint('{}', flush=True)\nimport time\ntime.sleep(60)\n"), "no answer to {\"event\"", 0.5),
     ],
-    ids=["cannot-start", "not-json", "not-an-object", "exits-early", "silent", "stops-answering"],
+    ids=["cannot-start", "not-json", "not-an-object", "nested", "exits-early", "silent", "stops-answering"],
 )
 def test_an_untestable_implementation_says_why_and_is_ended(command, message, timeout):
     # A generous deadline where the answer comes (the child's start-up counts

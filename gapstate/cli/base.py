@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from gapstate import __version__
+from gapstate.cli.output import say
 from gapstate.errors import GapstateError
 
 
@@ -71,13 +72,13 @@ class UnusableInput(click.ClickException):
     def show(self, file: Any = None) -> None:
         from gapstate.cli.render.errors import error_json, error_text
 
-        click.echo(error_text(self.error), err=True)
+        say(error_text(self.error), err=True)
         if self.fmt == "json":
-            click.echo(error_json(self.error))
+            say(error_json(self.error))
         elif self.fmt == "github":
             from gapstate.review.github import error_github
 
-            click.echo(error_github(self.error))
+            say(error_github(self.error))
 
 
 class LateBar:
@@ -183,7 +184,14 @@ class Gapstate(click.Group):
         try:
             code = super().main(args, prog_name, complete_var, False, **extra)
         except click.ClickException as error:
-            error.show()
+            if isinstance(error, UnusableInput):
+                error.show()
+            else:  # click's own message quotes the arguments as given: print it through `say` too
+                import io
+
+                shown = io.StringIO()
+                error.show(file=shown)
+                say(shown.getvalue(), err=True, nl=False)
             code = error.exit_code
         except click.Abort:  # click's name for a Ctrl-C outside a command
             code = INTERRUPTED

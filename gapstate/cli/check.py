@@ -16,6 +16,7 @@ from gapstate.cli.base import (
     read_spec,
     reports_errors,
 )
+from gapstate.cli.output import say
 from gapstate.errors import GapstateError
 
 
@@ -59,7 +60,7 @@ def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bo
     choices = [resolve_spec_path(path) for path in given or [None]]
     if len(choices) == 1 and fmt in ("text", "json"):
         result = explored(read_spec(choices[0]))
-        click.echo(to_json(result.to_dict()) if fmt == "json" else check_text(result, bundled=choices[0].bundled))
+        say(to_json(result.to_dict()) if fmt == "json" else check_text(result, bundled=choices[0].bundled))
         return 0 if result.ok or exit_zero else 1
     # Several specs, or a CI format: each is checked and reported in turn; the
     # exit code is the worst, and JSON or SARIF is one document holding each spec's.
@@ -73,7 +74,7 @@ def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bo
                 raise  # one spec: the usual report of unusable input, in the format asked for
             # SARIF is always a log, so code scanning reads one: the spec that could
             # not be read becomes a tool execution notification in it.
-            click.echo(error_text(error), err=True)
+            say(error_text(error), err=True)
             checked.append((choice, error))
             worst = 2
             continue
@@ -85,12 +86,12 @@ def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bo
 
         annotations = check_github(outcomes)
         if annotations:
-            click.echo(annotations)
+            say(annotations)
     elif fmt == "sarif":
         from gapstate.findings import CATALOGUE
         from gapstate.review.sarif import check_sarif
 
-        click.echo(to_json(check_sarif(outcomes, CATALOGUE, __version__)))
+        say(to_json(check_sarif(outcomes, CATALOGUE, __version__)))
     elif fmt == "json":
         documents = [
             {"ok": False, "spec": choice.path, "error": outcome.record.to_dict()}
@@ -98,9 +99,9 @@ def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bo
             else outcome.to_dict()
             for choice, outcome in checked
         ]
-        click.echo(to_json({"ok": all(d["ok"] for d in documents), "specs": documents}))
+        say(to_json({"ok": all(d["ok"] for d in documents), "specs": documents}))
     else:
         texts = [check_text(o, bundled=c.bundled) for c, o in checked if not isinstance(o, GapstateError)]
         if texts:
-            click.echo("\n".join(texts))
+            say("\n".join(texts))
     return worst

@@ -11,6 +11,7 @@ from gapstate.cli.base import (
     main,
     reports_errors,
 )
+from gapstate.cli.output import say
 from gapstate.errors import GapstateError, Problem
 
 
@@ -75,26 +76,19 @@ def classify(report_paths: tuple[str, ...], fmt: str, plot_path: str | None) -> 
         shown = to_json(result.to_dict()) if fmt == "json" else repeats_text(result)
     if plot_path is not None:
         _plot(result, plot_path)
-    click.echo(shown)
+    say(shown)
     return 0
 
 
 def _read(path: str, fmt: str) -> tuple[str, str, Any]:
     """(label, text, validated model) of one report; exit 2 listing its problems when it cannot be judged."""
-    import json  # inside, like every command's imports: classify never loads lark or networkx
-
     from gapstate.attribution.validation import validate
     from gapstate.cli.render.classify import unjudgeable
-    from gapstate.spec.source import label, read_text
+    from gapstate.spec.source import label, parse_json, read_text
 
     name = label(path)
     text = read_text(path)
-    try:
-        report = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise GapstateError(f"not valid JSON: {error.msg}", name, error.lineno, error.colno) from None
-    except RecursionError:
-        raise GapstateError("not usable JSON: nested too deeply", name, 1, 1) from None
+    report = parse_json(text, name)
     try:
         return name, text, validate(report)
     except GapstateError as error:

@@ -76,12 +76,16 @@ def _tool_table(path: Path, shown: str) -> dict | None:
     import re
     import tomllib
 
+    from gapstate.spec.source import decode_text, read_bytes
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise GapstateError(f"cannot read: {error}", file=shown) from None
+        text = decode_text(read_bytes(path), shown)
+    except GapstateError as error:
+        raise error.replaced(file=shown) from None
     try:
         document = tomllib.loads(text)
+    except RecursionError:
+        raise GapstateError("not usable TOML: nested too deeply", file=shown) from None
     except tomllib.TOMLDecodeError as error:
         where = re.search(r"\(at line (\d+), column (\d+)\)", str(error))
         message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(error)) or "not valid TOML"

@@ -14,6 +14,7 @@ from gapstate.cli.base import (
     reports_errors,
     spec_for,
 )
+from gapstate.cli.output import say
 from gapstate.errors import GapstateError
 
 
@@ -94,17 +95,17 @@ def fuzz(
         write_atomically(save_path, "".join(line + "\n" for line in trace_lines(found.trace)).encode("utf-8"))
         saved = save_path
     if fmt == "json":
-        click.echo(to_json({**result.to_dict(), "saved": saved}))
+        say(to_json({**result.to_dict(), "saved": saved}))
     elif fmt == "jsonl":
         if found is not None:
-            click.echo("\n".join(trace_lines(found.trace)))
-        click.echo(fuzz_text(result, saved, with_trace=False), err=True)
+            say("\n".join(trace_lines(found.trace)))
+        say(fuzz_text(result, saved, with_trace=False), err=True)
     elif fmt == "github":
         from gapstate.review.github import fuzz_github
 
         annotations = fuzz_github(result)
         if annotations:
-            click.echo(annotations)
+            say(annotations)
     else:
-        click.echo(fuzz_text(result, saved))
+        say(fuzz_text(result, saved))
     return 0 if result.ok else 1

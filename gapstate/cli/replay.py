@@ -12,6 +12,7 @@ from gapstate.cli.base import (
     reports_errors,
     spec_for,
 )
+from gapstate.cli.output import say
 
 
 @main.command()
@@ -53,10 +54,10 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> i
         body = iter(lambda: spool.read(1 << 16), "")
         if fmt == "json":
             for chunk in replay_json(result, None if summary else body):
-                click.echo(chunk, nl=False)
-            click.echo("")
+                say(chunk, nl=False)
+            say("")
         else:
             for chunk in body:
-                click.echo(chunk, nl=False)
-            click.echo(replay_tail(result, caps, label(trace_path)))
+                say(chunk, nl=False)
+            say(replay_tail(result, caps, label(trace_path)))
     return 0 if result.ok else 1

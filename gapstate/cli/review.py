@@ -16,11 +16,15 @@ from gapstate.cli.base import (
     main,
     reports_errors,
 )
+from gapstate.cli.output import say
 
 
 @main.command()
 @click.argument("paths", nargs=-1, metavar="OLD NEW | --git REV PATH")
-@click.option("--git", "revision", metavar="REV", default=None, help="Compare PATH as it was at git revision REV with PATH in the working tree.")
+@click.option("--git", "revision", metavar="REV", default=None, help=(
+    "Compare PATH as it was at git revision REV (a commit, tag, HEAD~1...) with PATH in the working tree; "
+    "A..B compares it at A with it at B, A...B from the merge base of A and B, as git diff does."
+))
 @click.option(
     "--traces",
     metavar="TRACE",
@@ -45,11 +49,13 @@ def diff(paths: tuple[str, ...], revision: str | None, traces: tuple[str, ...], 
     nothing changed, 1 when the tables or some session differ, 2 when a
     table or a trace cannot be used (the message names the file).
     """
+    from pathlib import Path
+
     from gapstate.cli.render import to_json
     from gapstate.cli.render.review import diff_text
     from gapstate.review.diff import diff as compare
     from gapstate.spec.load import load_spec, parse_spec
-    from gapstate.spec.source import read_revision
+    from gapstate.spec.source import read_revision, split_range
 
     wanted = 1 if revision is not None else 2
     if len(paths) < wanted or (len(paths) > wanted and not traces):
@@ -59,23 +65,24 @@ def diff(paths: tuple[str, ...], revision: str | None, traces: tuple[str, ...], 
         raise click.UsageError("--split-by says how to read the traces of --traces")
     traces += paths[wanted:]
     if revision is not None:
-        name, text = read_revision(revision, paths[0])
-        old, new = parse_spec(text, name), load_spec(paths[0])
+        before, after = split_range(revision)
+        old = parse_spec(*reversed(read_revision(before, paths[0])))
+        new = load_spec(Path(paths[0])) if after is None else parse_spec(*reversed(read_revision(after, paths[0])))
     else:
-        old, new = load_spec(paths[0]), load_spec(paths[1])
+        old, new = load_spec(Path(paths[0])), load_spec(Path(paths[1]))  # a Path: a name with a newline is still a name
     result = compare(old, new)
     if traces:
         result = dataclasses.replace(result, traces=_sessions(old, new, result.changes, traces, jobs or jobs_default(), split_by))
     if fmt == "json":
-        click.echo(to_json(result.to_dict()))
+        say(to_json(result.to_dict()))
     elif fmt == "github":
         from gapstate.review.github import diff_github
 
         shown = diff_github(result)
         if shown:
-            click.echo(shown)
+            say(shown)
     else:
-        click.echo(diff_text(result))
+        say(diff_text(result))
     return 1 if result.differs else 0
 
 

@@ -19,6 +19,7 @@ from gapstate.cli.base import (
     reports_errors,
     spec_for,
 )
+from gapstate.cli.output import escape, say
 from gapstate.errors import GapstateError
 
 ROW = click.argument("address", metavar="ROW")
@@ -53,12 +54,12 @@ def witness(address: str, spec_path: str | None, fmt: str) -> int:
     ways = _ways(spec_path)
     result = find(ways, *locate(ways.spec.table, address, ways.spec.path))
     if fmt == "json":
-        click.echo(to_json(result.to_dict()))
+        say(to_json(result.to_dict()))
     elif result.trace is not None:
-        click.echo("\n".join(trace_lines(result.trace)))
+        say("\n".join(trace_lines(result.trace)))
     note = witness_note(result)
     if note is not None:
-        click.echo(f"gapstate witness: {note}", err=True)
+        say(f"gapstate witness: {note}", err=True)
     return 0 if result.ok else 1
 
 
@@ -80,7 +81,7 @@ def explain(address: str, spec_path: str | None, fmt: str) -> int:
 
     ways = _ways(spec_path)
     said = tell(ways, *locate(ways.spec.table, address, ways.spec.path))
-    click.echo(to_json(said.to_dict()) if fmt == "json" else explain_text(said))
+    say(to_json(said.to_dict()) if fmt == "json" else explain_text(said))
     return 0
 
 
@@ -127,9 +128,9 @@ def coverage(traces: tuple[str, ...], spec_path: str | None, fmt: str, jobs: int
     spec.require_steppable()
     result = _fired(spec, traces, jobs or jobs_default(), "replaying", split_by, keep_going)
     if fmt == "json":
-        click.echo(to_json(result.to_dict()))
+        say(to_json(result.to_dict()))
     else:
-        click.echo(coverage_text(result, {row.line: str(row) for row in spec.table.rows}))
+        say(coverage_text(result, {row.line: str(row) for row in spec.table.rows}))
     return 1 if result.stopped or result.unusable or (require_all and result.never) else 0
 
 
@@ -188,7 +189,7 @@ def graph(
         result = _fired(spec, covered + traces, jobs or jobs_default(), "replaying")
         fired = {line for line, count in result.fired.items() if count}
     diagram = build(table, all_rows=all_rows, fired=fired)
-    click.echo(mermaid(diagram) if fmt == "mermaid" else dot(diagram), nl=False)
+    say(mermaid(diagram) if fmt == "mermaid" else dot(diagram), nl=False)
     return 0
 
 
@@ -197,10 +198,9 @@ def _update_diagram(path: str, drawn: str) -> None:
     import codecs
 
     from gapstate.seeing.diagram import UnclosedBlock, update
-    from gapstate.spec.source import open_binary, write_atomically
+    from gapstate.spec.source import read_bytes, write_atomically
 
-    with open_binary(path) as handle:
-        data = handle.read()
+    data = read_bytes(path)
     bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
     text = data[len(bom) :].decode("utf-8")  # load_spec already read it as UTF-8
     try:
@@ -208,7 +208,7 @@ def _update_diagram(path: str, drawn: str) -> None:
     except UnclosedBlock as error:
         raise GapstateError(str(error), file=path, line=error.line) from None
     if new == text:
-        click.echo(f"gapstate graph: {path}: the diagram is current", err=True)
+        say(f"gapstate graph: {escape(path)}: the diagram is current", err=True)
         return
     write_atomically(path, bom + new.encode("utf-8"))
-    click.echo(f"gapstate graph: {path}: diagram updated", err=True)
+    say(f"gapstate graph: {escape(path)}: diagram updated", err=True)

@@ -17,6 +17,7 @@ from gapstate.cli.base import (
     reports_errors,
     spec_for,
 )
+from gapstate.cli.output import say
 
 
 @main.command()
@@ -46,7 +47,7 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> int:
         # Vectors walk only steps that break no rule, as an implementation of a
         # sound table would; a suite that silently skipped rows would overclaim.
         lines = ", ".join(map(str, suite.unfired))
-        click.echo(
+        say(
             f"gapstate vectors: {spec.path}: rows at lines {lines} fire only on steps that break a rule "
             "(see `gapstate check`); fix the table first. Nothing written.",
             err=True,
@@ -60,7 +61,7 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> int:
     files[MANIFEST] = to_json(suite.manifest(digest, __version__)) + "\n"
     write_folder(outdir, files, force)
     events = sum(len(vector.trace) for vector in suite.vectors)
-    click.echo(
+    say(
         f"gapstate vectors: {outdir}: {len(suite.vectors)} traces, {events} events: "
         f"{len(suite.reachable)} reachable rows fired, {len(suite.refusable)} invalid rows refused"
     )
@@ -101,7 +102,7 @@ def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, examples: 
                 result = run(spec, child, suite, examples, seed, progress=lambda: bar.update(1))
         else:
             result = run(spec, child, suite, examples, seed)
-    click.echo(to_json(result.to_dict()) if fmt == "json" else conform_text(result))
+    say(to_json(result.to_dict()) if fmt == "json" else conform_text(result))
     return 0 if result.ok else 1
 
 

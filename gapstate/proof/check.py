@@ -20,6 +20,7 @@ from gapstate.proof.totality import coverage
 from gapstate.run.machine import Machine
 from gapstate.seeing.diagram import diagram_findings
 from gapstate.spec.load import Spec
+from gapstate.spec.source import text_lines
 from gapstate.spec.vocabulary import (
     EVENTS,
 )
@@ -77,4 +78,4 @@ def check(spec: Spec, progress: Callable[[int, int], None] | None = None) -> Che
         findings.extend(diagram_findings(spec.text, table, spec.path))
     findings.sort(key=lambda f: f.sort_key)
     read = (len(table.rows), len(table.caps), len(table.allowances)) if table else (0, 0, 0)
-    return CheckResult(spec.path, stats, tuple(findings), spec.steppable, read, tuple(spec.text.splitlines()))
+    return CheckResult(spec.path, stats, tuple(findings), spec.steppable, read, tuple(text_lines(spec.text)))

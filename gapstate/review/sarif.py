@@ -10,6 +10,7 @@ trace, a `not_total` valuation...) go into the result's `properties`.
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Iterable
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
@@ -49,11 +50,15 @@ def reporting_rule(cls: Any) -> dict[str, Any]:
 
 
 def artifact(path: str) -> dict[str, Any]:
-    """Where the spec is: a file URI for an absolute path, else relative to the checkout (%SRCROOT%)."""
+    """Where the spec is: a file URI for an absolute path, else relative to the checkout (%SRCROOT%).
+
+    The URI percent-encodes the name's bytes as the file system holds them,
+    so a name that is not UTF-8 is still a valid URI naming that file.
+    """
     pure = PurePath(path)
     if pure.is_absolute():
         return {"uri": Path(path).as_uri()}
-    return {"uri": quote(pure.as_posix()), "uriBaseId": "%SRCROOT%"}
+    return {"uri": quote(os.fsencode(pure.as_posix())), "uriBaseId": "%SRCROOT%"}
 
 
 def _location(path: str, line: int | None, column: int | None) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from gapstate.run.trace import (
     _check,
     _file_batches,
     _kind,
+    _object_ends,
     _repeated,
     _shape,
     _text,
@@ -148,7 +149,7 @@ def _replay_log(machine: Any, path: str, split_by: str, tally: Tally, keep_going
     sessions: dict[str, _Open] = {}
     try:
         number = 0
-        for chunk, lines in _file_batches(open_binary(path)):
+        for chunk, lines in _file_batches(open_binary(path), source):
             first = number + 1
             number += len(lines)
             items, problem = _decode(decoder, chunk, lines, first, split_by)
@@ -202,7 +203,7 @@ def _decode(decoder: Any, chunk: bytes, lines: Any, first: int, split_by: str) -
         decoded = decoder.decode_lines(chunk)
     except msgspec.MsgspecError:
         decoded = None
-    if decoded is not None and len(decoded) == len(lines):
+    if decoded is not None and len(decoded) == len(lines) == _object_ends(chunk):
         # every key needs a ':', so a chunk with no more of them than fields set repeats none
         fields = sum(2 + (raw.t is not UNSET) + (raw.id is not UNSET) + (raw.speech_start is not UNSET) for raw in decoded)
         if chunk.count(b":") == fields:

@@ -22,7 +22,13 @@ from msgspec import UNSET, UnsetType
 
 from gapstate.errors import GapstateError, Problem
 from gapstate.spec.vocabulary import EVENTS, PAYLOADS, closest
-from gapstate.spec.source import label, open_binary
+from gapstate.spec.source import MAX_LINE, label, long_number, open_binary, too_long
+
+
+# The latest time a trace may give, in ms: a signed 64-bit integer, as
+# implementations keep it. Every way in (file, stdin, dicts, vectors) is
+# held to it by `Event`, so all say the same.
+LATEST = 2**63 - 1
 
 
 class Event(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -35,9 +41,9 @@ class Event(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     """
 
     event: str
-    t: Annotated[int, msgspec.Meta(ge=0)] | UnsetType = UNSET
+    t: Annotated[int, msgspec.Meta(ge=0, le=LATEST)] | UnsetType = UNSET
     id: Annotated[str, msgspec.Meta(min_length=1)] | UnsetType = UNSET
-    speech_start: Annotated[int, msgspec.Meta(ge=0)] | UnsetType = UNSET
+    speech_start: Annotated[int, msgspec.Meta(ge=0, le=LATEST)] | UnsetType = UNSET
 
 
 _DECODER = msgspec.json.Decoder(Event)
@@ -114,6 +120,9 @@ def diagnose(text: str) -> tuple[str, int | None]:
         return f"not valid JSON: {words}", error.colno
     except RecursionError:
         return "not valid JSON: nested too deeply", 1
+    except ValueError:  # a number Python will not convert (4,300 digits and more)
+        at = long_number(text)
+        return "a number too long to be read", None if at is None else at + 1
     return _shape(value, text)
 
 
@@ -141,8 +150,8 @@ def _shape(value: Any, text: str) -> tuple[str, int | None]:
                 return f"'{key}' must be a whole number of milliseconds, not {_kind(number)}", _field_column(text, key)
             if number < 0:
                 return f"'{key}' must not be negative ({number})", _field_column(text, key)
-            if number >= 2**63:
-                return f"'{key}' is too large ({number})", _field_column(text, key)
+            if number > LATEST:
+                return f"'{key}' is past the latest time a trace may give ({LATEST} ms): {number}", _field_column(text, key)
     if "id" in value:
         if not isinstance(value["id"], str):
             return f"'id' must be a string (the interval id), not {_kind(value['id'])}", _field_column(text, "id")
@@ -309,6 +318,10 @@ class Events:
                         break
                 if good and self._from_file and batch.count(b":") != fields:
                     good = False  # a repeated key, or a ':' inside a string: the slow path tells which
+                if good and self._from_file and _object_ends(batch) != len(decoded):
+                    # msgspec reads `{...}{...}` on one line as two events; a blank line
+                    # elsewhere in the batch would hide that from the count of lines.
+                    good = False
                 if not good:
                     last = before
             if not good:
@@ -373,6 +386,12 @@ class Events:
         raise _unusable(self.source, problems, more, _hint(problems) if self._from_file else "")
 
 
+def _object_ends(batch: bytes) -> int:
+    """How many lines of `batch` end in `}` (a JSON string holds no raw line break, so each is a line's end)."""
+    ends = batch.count(b"}\n") + batch.count(b"}\r\n")
+    return ends + (not batch.endswith(b"\n") and batch.rstrip().endswith(b"}"))
+
+
 _BLANK = object()
 _CHUNK = 1 << 20  # bytes of a file read at once
 _BATCH = 4096  # dicts converted at once
@@ -386,13 +405,20 @@ def _rest(rows: Iterator[tuple[int, Any]], batches: Iterator[tuple[Any, Any]], a
             yield after, data
 
 
-def _file_batches(handle: Any) -> Iterator[tuple[bytes, Any]]:
-    """About a MiB of whole lines at a time, with their lines (split only if the slow path asks)."""
+def _file_batches(handle: Any, source: str, limit: int = MAX_LINE) -> Iterator[tuple[bytes, Any]]:
+    """About a MiB of whole lines at a time, with their lines (split only if the slow path asks).
+
+    A line longer than `limit` bytes is a GapstateError naming it, raised
+    once that much of it is read: blocks are at most `limit` long, so only a
+    line that spans blocks (held in `rest`) can be longer.
+    """
+    size = min(_CHUNK, limit)
     try:
         rest = b""
         first = True
+        line = 1  # the line `rest` starts
         while True:
-            block = handle.read(_CHUNK)
+            block = handle.read(size)
             data = rest + block
             if first:
                 first = False
@@ -404,11 +430,17 @@ def _file_batches(handle: Any) -> Iterator[tuple[bytes, Any]]:
                 return
             end = data.rfind(b"\n") + 1
             if not end:
+                if len(data) > limit:
+                    raise too_long(source, line, limit)
                 rest = data
                 continue
+            if rest and data.find(b"\n") > limit:
+                raise too_long(source, line, limit)
             rest = data[end:]
             chunk = data[:end]
-            yield chunk, _Lines(chunk)
+            lines = _Lines(chunk)
+            line += len(lines)
+            yield chunk, lines
     finally:
         if handle is not sys.stdin.buffer:
             handle.close()
@@ -450,9 +482,12 @@ def _dict_batches(events: Iterable[Any]) -> Iterator[tuple[list[Any], list[Any]]
         yield batch, batch
 
 
-def read_trace(path: str | Path) -> Events:
-    """The events of a JSON Lines file (`-`: standard input), read about a MiB at a time as consumed."""
-    return Events(label(path), _file_batches(open_binary(path)))
+def read_trace(path: str | Path, limit: int = MAX_LINE) -> Events:
+    """The events of a JSON Lines file (`-`: standard input), read about a MiB at a time as consumed.
+
+    A line longer than `limit` bytes is a GapstateError naming it.
+    """
+    return Events(label(path), _file_batches(open_binary(path), label(path), limit))
 
 
 def from_dicts(events: Iterable[Any], source: str = "<events>") -> Events:

@@ -19,7 +19,6 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from gapstate.results import Result
@@ -83,16 +82,34 @@ def trace_files(paths: Iterable[str]) -> Iterator[str]:
     """The trace files named: a file as given, a folder as its `*.jsonl` files (recursively, sorted).
 
     A folder holding none is an error, not an empty result: a coverage gate
-    pointed at the wrong folder should not pass.
+    pointed at the wrong folder should not pass. Nothing is skipped in
+    silence: a subfolder that cannot be listed is an error, and a `*.jsonl`
+    that is a link to nothing is named, so it fails when read.
     """
     for path in paths:
         if path != "-" and os.path.isdir(path):
-            found = sorted(str(p) for p in Path(path).rglob("*.jsonl") if p.is_file())
+            found = sorted(_jsonl_under(path))
             if not found:
                 raise GapstateError("a folder with no trace files (*.jsonl) in it", file=path)
             yield from found
         else:
             yield path
+
+
+def _jsonl_under(folder: str) -> Iterator[str]:
+    """Every `*.jsonl` entry under `folder` that is not a folder, following links to folders once each."""
+
+    def refuse(error: OSError) -> None:
+        raise GapstateError(f"cannot list this folder: {error.strerror or error}", file=error.filename)
+
+    seen: set[str] = set()
+    for root, folders, files in os.walk(folder, onerror=refuse, followlinks=True):
+        real = os.path.realpath(root)
+        if real in seen:  # a link back up the tree: each folder is read once
+            folders.clear()
+            continue
+        seen.add(real)
+        yield from (os.path.join(root, name) for name in files if name.endswith(".jsonl"))
 
 
 def _context(text: str, name: str, split_by: str | None, keep_going: bool) -> tuple[Any, ...]:

@@ -21,6 +21,7 @@ import re
 from typing import NamedTuple
 
 from gapstate.findings import DiagramProblem, StaleDiagram
+from gapstate.spec.source import text_lines
 from gapstate.spec.table import STAY, Row, Table
 from gapstate.spec.vocabulary import INVALID
 
@@ -218,7 +219,7 @@ def stale_blocks(text: str, drawn: str, path: str) -> list[StaleDiagram]:
     block). Blanks that editors and writers add or strip (at the end of a
     line, blank lines at either end of the block) are not a difference.
     """
-    lines = text.splitlines()
+    lines = text_lines(text)
     wanted = _content(drawn.splitlines())
     stale = []
     for block in marked_blocks(lines):
@@ -251,7 +252,7 @@ def update(text: str, drawn: str) -> str:
 
     Every other character, line endings included, is kept as it was.
     """
-    lines = text.splitlines(keepends=True)
+    lines = [piece for piece in re.split("(?<=\n)", text) if piece]  # as text_lines counts them, ends kept
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
     body = [line + newline for line in drawn.splitlines()]
     blocks = marked_blocks([line.rstrip("\r\n") for line in lines])

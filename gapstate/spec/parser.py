@@ -16,7 +16,8 @@ from typing import NamedTuple
 from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from gapstate.findings import Finding, ParseError, ParseProblem
-from gapstate.spec.table import Allowance, Cap, Literal, Name, Row, Table
+from gapstate.spec.source import text_lines
+from gapstate.spec.table import MAX_CAP, Allowance, Cap, Literal, Name, Row, Table
 
 GRAMMAR = Path(__file__).with_name("table.lark")
 HEADER = "# state | event | guards | next | actions"
@@ -176,7 +177,7 @@ def _misplaced_header(lines: list[str]) -> tuple[int, int] | None:
 
 def parse_text(text: str) -> Parsed:
     """Parse a spec document; never raises on bad content, only returns findings."""
-    lines = text.splitlines()
+    lines = text_lines(text)
     blocks = find_blocks(lines)
     if not blocks:
         # No header: a block that nearly starts with one is the table with a
@@ -318,7 +319,10 @@ class _LineReader(Transformer):
 
     def cap(self, children: list) -> Cap:
         name, value = children
-        return Cap(self.number, str(name), int(value), name.column)
+        # Past MAX_CAP digits the number is not converted (Python refuses
+        # numbers of 4,300 digits): MAX_CAP + 1 stands for it, and is refused.
+        limit = int(value) if len(value) <= len(str(MAX_CAP)) else MAX_CAP + 1
+        return Cap(self.number, str(name), limit, name.column)
 
     def allow(self, children: list) -> Allowance:
         state, event, guards = children

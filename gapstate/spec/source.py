@@ -1,14 +1,17 @@
 """Opening the files gapstate reads, and writing what it writes, with one set of messages.
 
 A path of `-` is standard input. Every failure is a GapstateError naming the
-file, and for a byte that is not UTF-8 its line and column. A file or a
-folder is written whole or not at all.
+file, and for a byte that is not UTF-8 its line and column. Only regular
+files are read (a FIFO or a device such as /dev/zero could block or never
+end), and no line may run past MAX_LINE bytes, found without holding more
+than that of it. Lines are counted as editors and `grep -n` count them: only
+LF ends a line. A file or a folder is written whole or not at all.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from gapstate.errors import GapstateError
 
@@ -17,26 +20,81 @@ if TYPE_CHECKING:  # pathlib costs a few ms at startup, which classify (no spec)
 
 STDIN = "-"
 
+# The longest line gapstate reads (spec, trace, report, manifest, answer):
+# a file or stream with no line end can neither fill memory nor run forever.
+MAX_LINE = 1 << 20
+_BLOCK = 1 << 20  # bytes read at once
+
+
+def too_long(name: str, line: int, limit: int = MAX_LINE) -> GapstateError:
+    """The error for a line past `limit` bytes."""
+    return GapstateError(f"this line runs past {limit} bytes, the longest line gapstate reads", file=name, line=line)
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of a text as editors and `grep -n` number them: split at LF only, a CR before it dropped.
+
+    `str.splitlines` also breaks at a lone CR, form feed, U+0085, U+2028 and
+    others, which would shift every later line number.
+    """
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
 
 def label(path: str | Path) -> str:
     """How messages name the input."""
     return "<stdin>" if str(path) == STDIN else str(path)
 
 
+def _not_regular(mode: int) -> str | None:
+    """Why a file of this mode cannot be read as input, or None for a regular file."""
+    import stat
+
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "is a directory, not a file"
+    if stat.S_ISFIFO(mode):
+        return "is a named pipe (FIFO), not a regular file (`-` reads standard input)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "is a device, not a regular file"
+    if stat.S_ISSOCK(mode):
+        return "is a socket, not a regular file"
+    return "is not a regular file"
+
+
 def open_binary(path: str | Path) -> BinaryIO:
+    """A regular file opened for reading (`-`: standard input); GapstateError naming it otherwise.
+
+    The type is checked before opening (opening a FIFO blocks until a writer
+    comes, opening some devices acts on them) and again on what was opened.
+    """
+    import os
+
     name = str(path)
     if name == STDIN:
         return sys.stdin.buffer
     if not name:
         raise GapstateError("an empty path names no file", file="''")
     try:
-        return open(path, "rb")
+        why = _not_regular(os.stat(path).st_mode)
+        if why is None:
+            handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+            why = _not_regular(os.fstat(handle).st_mode)
+            if why is not None:
+                os.close(handle)
     except FileNotFoundError:
-        raise GapstateError("no such file", file=name) from None
-    except IsADirectoryError:
-        raise GapstateError("is a directory, not a file", file=name) from None
-    except OSError as error:
-        raise GapstateError(f"cannot read: {error.strerror}", file=name) from None
+        raise GapstateError("a symbolic link to nothing" if os.path.islink(name) else "no such file", file=name) from None
+    except NotADirectoryError:
+        raise GapstateError("no such file (a folder on its path is a file)", file=name) from None
+    except (ValueError, OSError) as error:  # ValueError: a NUL in the path
+        raise GapstateError(f"cannot read: {getattr(error, 'strerror', None) or error}", file=name) from None
+    if why is not None:
+        raise GapstateError(why, file=name)
+    os.set_blocking(handle, True)
+    return os.fdopen(handle, "rb")
 
 
 def not_utf8(data: bytes, error: UnicodeDecodeError, name: str, first_line: int = 1) -> GapstateError:
@@ -45,6 +103,32 @@ def not_utf8(data: bytes, error: UnicodeDecodeError, name: str, first_line: int 
     line = first_line + data.count(b"\n", 0, at)
     column = at - (data.rfind(b"\n", 0, at) + 1) + 1
     return GapstateError(f"not UTF-8: byte 0x{data[at]:02x} cannot be decoded", file=name, line=line, column=column)
+
+
+def long_number(text: str) -> int | None:
+    """The offset of the first run of more digits than Python converts (4,300), if there is one."""
+    import re
+
+    digits = sys.get_int_max_str_digits()
+    found = re.search(r"(?<![0-9])[0-9]{%d}" % (digits + 1), text) if digits else None  # each run tried once
+    return found.start() if found else None
+
+
+def parse_json(text: str, name: str) -> Any:
+    """A JSON document (report, manifest); GapstateError at the line and column where it cannot be used."""
+    import json
+
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise GapstateError(f"not valid JSON: {error.msg}", name, error.lineno, error.colno) from None
+    except RecursionError:
+        raise GapstateError("not usable JSON: nested too deeply", name, 1, 1) from None
+    except ValueError:  # a number Python will not convert
+        at = long_number(text) or 0
+        line = text.count("\n", 0, at) + 1
+        column = at - (text.rfind("\n", 0, at) + 1) + 1
+        raise GapstateError("not usable JSON: a number too long to be read", name, line, column) from None
 
 
 def read_text(path: str | Path) -> str:
@@ -94,14 +178,44 @@ def write_atomically(path: str | Path, data: bytes) -> None:
         raise GapstateError(f"cannot write: {error.strerror}", file=str(path)) from None
 
 
-def read_bytes(path: str | Path) -> bytes:
-    """The whole file as bytes."""
+def read_bytes(path: str | Path, limit: int = MAX_LINE) -> bytes:
+    """The whole file as bytes; GapstateError at the first line longer than `limit` bytes."""
     handle = open_binary(path)
     try:
-        return handle.read()
+        return read_bounded(handle, label(path), limit)
     finally:
         if handle is not sys.stdin.buffer:
             handle.close()
+
+
+def read_bounded(handle: BinaryIO, name: str, limit: int = MAX_LINE) -> bytes:
+    """Everything `handle` holds, a block at a time, stopping at the first line past `limit` bytes.
+
+    The check is on each block's pieces between line ends, so a line with no
+    end (/dev/zero on standard input) is refused once `limit` bytes of it
+    are read, never held whole.
+    """
+    blocks: list[bytes] = []
+    line = 1  # the line the unfinished piece belongs to
+    pending = 0  # bytes of that line read so far
+    while True:
+        block = handle.read(_BLOCK)
+        if not block:
+            return b"".join(blocks)
+        pieces = block.split(b"\n")
+        if len(pieces) == 1:
+            pending += len(block)
+        else:
+            if pending + len(pieces[0]) > limit:
+                raise too_long(name, line, limit)
+            if max(map(len, pieces[1:-1]), default=0) > limit:
+                offset = next(n for n, piece in enumerate(pieces[1:-1], start=1) if len(piece) > limit)
+                raise too_long(name, line + offset, limit)
+            line += len(pieces) - 1
+            pending = len(pieces[-1])
+        if pending > limit:
+            raise too_long(name, line, limit)
+        blocks.append(block)
 
 
 def write_folder(outdir: str | Path, files: dict[str, str], force: bool) -> None:
@@ -152,15 +266,43 @@ def write_folder(outdir: str | Path, files: dict[str, str], force: bool) -> None
         raise GapstateError(f"cannot write: {error.strerror or error}", file=name) from None
 
 
+def _git(args: list[str], cwd: Any, name: str) -> Any:
+    import subprocess
+
+    try:
+        return subprocess.run(["git", *args], cwd=cwd, capture_output=True)
+    except FileNotFoundError:
+        raise GapstateError("git is not installed (or not on PATH); `diff --git` needs it", file=name) from None
+
+
+def _git_reason(done: Any) -> str:
+    said = done.stderr.decode("utf-8", "replace").strip().split("\n")
+    return said[-1] if said and said[-1] else f"git exited {done.returncode}"
+
+
+def split_range(revision: str) -> tuple[str, str | None]:
+    """`A..B` (or `A...B`, from their merge base) as git diff reads it: (old, new); one revision: (it, None).
+
+    An empty side is HEAD, as in git. The new side None means the working tree.
+    """
+    for dots in ("...", ".."):
+        if dots in revision:
+            old, new = revision.split(dots, 1)
+            return (f"{old or 'HEAD'}{dots}{new or 'HEAD'}" if dots == "..." else old or "HEAD"), new or "HEAD"
+    return revision, None
+
+
 def read_revision(revision: str, path: str | Path) -> tuple[str, str]:
     """`path` as it was at git `revision`: (a label such as `origin/main:spec/gap-state.md`, its text).
 
-    git runs in the file's folder, with the path relative to it, so any
-    path inside a work tree works; a symbolic link is followed to the file
-    git tracks. No git, no repository, an unknown revision or a file the
-    revision lacks is a GapstateError.
+    `revision` is anything `git rev-parse` takes for a commit (`HEAD~1`, a
+    tag, a hash), or `A...B` for the merge base of A and B; it is checked
+    with `git rev-parse --verify REV^{commit}`, so a tree or a blob is
+    refused. git runs in the file's folder, with the path relative to it, so
+    any path inside a work tree works; a symbolic link is followed to the
+    file git tracks. No git, no repository, a revision that names no commit
+    or a file the revision lacks is a GapstateError.
     """
-    import subprocess
     from pathlib import Path  # here, not at the top: classify starts without pathlib
 
     target = Path(path).resolve()
@@ -169,13 +311,20 @@ def read_revision(revision: str, path: str | Path) -> tuple[str, str]:
         raise GapstateError(f"'{revision}' is not a revision", file=name)
     if not target.parent.is_dir():
         raise GapstateError(f"no such folder '{target.parent}'", file=name)
-    try:
-        done = subprocess.run(["git", "show", f"{revision}:./{target.name}"], cwd=target.parent, capture_output=True)
-    except FileNotFoundError:
-        raise GapstateError("git is not installed (or not on PATH); `diff --git` needs it", file=name) from None
+    if "..." in revision:  # A...B: the commit where B left A
+        done = _git(["merge-base", "--", *revision.split("...", 1)], target.parent, name)
+        if done.returncode != 0:
+            raise GapstateError(f"git finds no merge base: {_git_reason(done)}", file=name)
+        commit = done.stdout.decode("ascii", "replace").strip()
+    else:
+        done = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"], target.parent, name)
+        if done.returncode != 0:
+            reason = _git_reason(done) if done.stderr.strip() else f"git rev-parse --verify '{revision}^{{commit}}' finds none"
+            raise GapstateError(f"'{revision}' names no commit: {reason}", file=name)
+        commit = done.stdout.decode("ascii", "replace").strip()
+    done = _git(["show", f"{commit}:./{target.name}"], target.parent, name)
     if done.returncode != 0:
-        reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GapstateError(f"git cannot show it: {reason[-1] if reason else f'git exited {done.returncode}'}", file=name)
+        raise GapstateError(f"git cannot show it: {_git_reason(done)}", file=name)
     try:
         return name, done.stdout.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -15,6 +15,10 @@ from gapstate.spec.vocabulary import INVALID
 ANY_STATE = "*"
 STAY = "="
 
+# The largest cap a table may set. The proof visits every count up to each
+# cap, so its work grows with them; past this the work is not worth doing.
+MAX_CAP = 1000
+
 
 class Name(NamedTuple):
     """A name as written in the table, with what it names and where."""

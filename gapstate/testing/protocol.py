@@ -82,9 +82,10 @@ class Child:
         line = self._read_line(sent, deadline)
         try:
             return json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError) as error:  # RecursionError: nested too deeply to read
             shown = line.decode("utf-8", "replace").strip()
-            self._fail(f"the answer to {sent} is not JSON: {shown[:200]!r}")
+            why = "nested too deeply" if isinstance(error, RecursionError) else "not JSON"
+            self._fail(f"the answer to {sent} is {why}: {shown[:200]!r}")
 
     def _write(self, data: bytes, sent: str, deadline: float) -> None:
         stdin = self.process.stdin.fileno()

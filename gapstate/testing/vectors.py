@@ -187,25 +187,27 @@ def load(folder: str | Path) -> list[tuple[str, list[dict[str, Any]]]]:
     `NAME.jsonl` in name order. A missing folder, an unreadable manifest or
     a malformed trace raises GapstateError naming the file (and line).
     """
-    import json
-
-    from gapstate.spec.source import read_text
+    from gapstate.spec.source import parse_json, read_text
     from gapstate.run.trace import read_trace
 
     base = Path(folder)
     if not base.is_dir():
         raise GapstateError("no such folder" if not base.exists() else "is not a folder", file=str(folder))
     manifest = base / MANIFEST
-    if manifest.exists():
+    if manifest.exists() or manifest.is_symlink():
         text = read_text(manifest)
+        document = parse_json(text, str(manifest))
         try:
-            names = [entry["trace"] for entry in json.loads(text)["traces"]]
-        except json.JSONDecodeError as error:
-            raise GapstateError(f"not valid JSON: {error.msg}", str(manifest), error.lineno, error.colno) from None
+            names = [entry["trace"] for entry in document["traces"]]
         except (KeyError, TypeError):
-            names = None
-        if names is None or not all(isinstance(name, str) and name for name in names):
-            raise GapstateError("expected {\"traces\": [{\"trace\": FILE, ...}, ...]}", str(manifest), 1, 1)
+            raise GapstateError("expected {\"traces\": [{\"trace\": FILE, ...}, ...]}", str(manifest), 1, 1) from None
+        for index, name in enumerate(names):
+            why = _outside(base, name)
+            if why is not None:
+                from gapstate.attribution.positions import locate, position  # JSON paths to lines and columns
+
+                line, column = position(text, locate(text), ("traces", index, "trace"))
+                raise GapstateError(f"traces[{index}].trace: {why}", str(manifest), line, column)
     else:
         names = sorted(path.name for path in base.glob("*.jsonl"))
     if not names:
@@ -216,6 +218,31 @@ def load(folder: str | Path) -> list[tuple[str, list[dict[str, Any]]]]:
         trace = [_as_dict(item) for item in events]
         vectors.append((name.removesuffix(".jsonl"), trace))
     return vectors
+
+
+def _outside(base: Path, name: Any) -> str | None:
+    """Why a manifest may not name `name`, or None: only regular files inside its folder, named plainly.
+
+    A manifest comes with the suite, perhaps from someone else: it must not
+    lead the reader to a file elsewhere (`..`, an absolute path, a symbolic
+    link out of the folder).
+    """
+    import json
+    import os
+
+    if not isinstance(name, str) or not name:
+        return "expected a file name (a non-empty string)"
+    shown = json.dumps(name)
+    if os.path.isabs(name) or ".." in Path(name).parts or "\\" in name or "\0" in name:
+        return f"{shown} is not a file inside the suite's folder"
+    inside = os.path.realpath(base)
+    if os.path.commonpath([inside, os.path.realpath(base / name)]) != inside:
+        return f"{shown} leads out of the suite's folder"
+    if not (base / name).exists():
+        return f"{shown}: no such file in the suite's folder"
+    if not (base / name).is_file():
+        return f"{shown} is not a regular file"
+    return None
 
 
 def _as_dict(item: Any) -> dict[str, Any]:

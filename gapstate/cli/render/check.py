@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gapstate.cli.output import escape
 from gapstate.cli.render import plural, trace_lines
 from gapstate.cli.render.errors import quote
 
@@ -19,7 +20,7 @@ def check_text(result: CheckResult, bundled: bool = False) -> str:
     """
     lines: list[str] = []
     for finding in result.findings:
-        lines.append(f"{result.spec}:{finding.line}:{finding.column}: {finding.kind}: {finding.message}")
+        lines.append(f"{escape(result.spec)}:{finding.line}:{finding.column}: {finding.kind}: {escape(finding.message)}")
         if 1 <= finding.line <= len(result.lines):
             lines.extend(quote(finding.line, result.lines[finding.line - 1], finding.column))
         for event in trace_lines(finding.trace):
@@ -38,6 +39,6 @@ def check_text(result: CheckResult, bundled: bool = False) -> str:
         )
     count = len(result.findings)
     verdict = "ok" if result.ok else f"{count} finding{'s' if count != 1 else ''}"
-    which = f"{result.spec} (the bundled spec)" if bundled else result.spec
+    which = f"{escape(result.spec)} (the bundled spec)" if bundled else escape(result.spec)
     lines.append(f"gapstate check: {which}: {verdict} ({numbers})")
     return "\n".join(lines)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from gapstate.cli.output import escape
 from gapstate.cli.render import plural
 
 OVERFLOW_MARK = "SDK overflow logged during its audio"
@@ -25,7 +26,8 @@ def not_a_repeat(count: int, first: str) -> str:
 
 
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
-    """Columns padded to their widest cell; the last column is left ragged."""
+    """Columns padded to their widest cell; the last column is left ragged. Cells (names from the report) are escaped."""
+    rows = [tuple(escape(cell) for cell in row) for row in rows]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
     return [
         "  ".join(f"{cell:<{widths[i]}}" for i, cell in enumerate(row[:-1])) + f"  {row[-1]}"
@@ -34,6 +36,7 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
 
 
 def _arm_lines(names: list[str], said: list[str]) -> list[str]:
+    names = [escape(name) for name in names]
     width = max(len(name) for name in names) + 1
     return [f"arm {name + ':':<{width}}  {words}" for name, words in zip(names, said)]
 
@@ -61,7 +64,7 @@ def classify_text(result: Any, source: str = "<report>") -> str:
     lines.append(f"note: {result.note}")
     turns = sum(len(arm.turns) for arm in result.arms)
     lines.append(
-        f"gapstate classify: {source}: {plural(len(result.arms), 'arm')}, {plural(turns, 'turn')}: "
+        f"gapstate classify: {escape(source)}: {plural(len(result.arms), 'arm')}, {plural(turns, 'turn')}: "
         f"{result.verdict} (descriptive)"
     )
     return "\n".join(lines)
@@ -95,7 +98,7 @@ def repeats_text(result: Any) -> str:
         said.append(in_repeats(arm.verdicts, total) + extra)
     lines += _arm_lines([arm.name for arm in result.arms], said)
     for number, repeat in enumerate(result.repeats, start=1):
-        lines.append(f"repeat {number}: {repeat.report}: {repeat.result.verdict}")
+        lines.append(f"repeat {number}: {escape(repeat.report)}: {repeat.result.verdict}")
     overall = in_repeats(result.verdicts, total)
     lines.append(f"overall: {overall}")
     lines.append(f"note: {result.note}")

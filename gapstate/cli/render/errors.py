@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gapstate.cli.output import escape
 from gapstate.cli.render import to_json
 from gapstate.errors import GapstateError, Unusable
 
@@ -14,13 +15,13 @@ def error_text(error: Unusable | GapstateError) -> str:
     """
     error = error.record if isinstance(error, GapstateError) else error
     problems = error.problems
-    lines = [f"gapstate: error: {error}"]
+    lines = [f"gapstate: error: {escape(error)}"]
     for p in problems:
         if p.path is not None:
-            lines.append(f"{error.file}:{p.line}:{p.column}: {p.path}: {p.message}")
+            lines.append(f"{escape(error.file)}:{p.line}:{p.column}: {escape(p.path)}: {escape(p.message)}")
             continue
         if not (len(problems) == 1 and error.line == p.line):  # else the first line said it
-            lines.append(f"{error.file}:{p.line}" + (f":{p.column}" if p.column else "") + f": {p.message}")
+            lines.append(f"{escape(error.file)}:{p.line}" + (f":{p.column}" if p.column else "") + f": {escape(p.message)}")
         if p.text is not None:
             lines.extend(quote(p.line, p.text, p.column))
     return "\n".join(lines)
@@ -32,10 +33,14 @@ QUOTE_WIDTH = 100
 def quote(line: int, text: str, column: int | None) -> list[str]:
     """The line as written, and a caret under the column, as ruff and rustc show them.
 
-    A long line is cut to a window around the column.
+    A long line is cut to a window around the column; what it holds is
+    escaped, the caret kept under the same character.
     """
     text = text.replace("\t", " ")
     at = column or 0
+    if at:
+        at = len(escape(text[: at - 1])) + 1
+    text = escape(text)
     if len(text) > QUOTE_WIDTH:
         start = max(0, min(at - QUOTE_WIDTH // 2, len(text) - QUOTE_WIDTH))
         shown = ("…" if start else "") + text[start : start + QUOTE_WIDTH] + ("…" if start + QUOTE_WIDTH < len(text) else "")

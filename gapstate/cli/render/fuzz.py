@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gapstate.cli.output import escape
 from gapstate.cli.render import trace_lines
 
 if TYPE_CHECKING:
@@ -14,7 +15,7 @@ def fuzz_text(result: FuzzResult, saved: str | None = None, with_trace: bool = T
     """The run, the failure and its shrunk trace as paste-ready JSON Lines, the row coverage, the verdict."""
     seeds = result.seeds
     named = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]} to {seeds[-1]} ({len(seeds)} workers)"
-    lines = [f"gapstate fuzz: {result.spec}: {named}: {result.examples} traces, {result.events} events"]
+    lines = [f"gapstate fuzz: {escape(result.spec)}: {named}: {result.examples} traces, {result.events} events"]
     found = result.counterexample
     if found is not None:
         lines.append(f"{found.kind} at event {found.index + 1} of {len(found.trace)}: {found.message}")
@@ -26,7 +27,7 @@ def fuzz_text(result: FuzzResult, saved: str | None = None, with_trace: bool = T
         else:
             lines.append(f"shrunk trace: {len(found.trace)} events, on stdout")
         if saved is not None:
-            lines.append(f"saved the shrunk trace to {saved}")
+            lines.append(f"saved the shrunk trace to {escape(saved)}")
     reachable, missed = len(result.reachable), result.missed
     coverage = f"coverage: the traces fired {reachable - len(missed)} of {reachable} reachable rows"
     if not missed and result.complete_after is not None:

@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from gapstate.cli.output import escape
 from gapstate.cli.render import plural
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ def _payload_reason(step: Step) -> str:
     field = PAYLOADS[step.event].field
     value = getattr(item, field)
     if PAYLOADS[step.event].reads == SEEN:
-        return f"{field} {value} {'seen before' if named[guard] else 'new'}"
+        return f"{field} {escape(value)} {'seen before' if named[guard] else 'new'}"
     if step.horizon is None:
         return f"{field}={value}, nothing committed yet"
     return f"{field}={value} {'>' if named[guard] else '<='} {step.horizon}"
@@ -65,7 +66,7 @@ def replay_tail(result: ReplayResult, caps: dict[str, int], source: str) -> str:
     lines: list[str] = []
     error = result.error
     if error is not None:
-        lines.append(f"! {source}:{error.line}: {error.kind}: {error.message}")
+        lines.append(f"! {escape(source)}:{error.line}: {error.kind}: {escape(error.message)}")
     final = result.final_dict()
     lines.append(
         f"final: {final['state']} [{_counters_text(final['counters'], caps)}], "
@@ -73,7 +74,7 @@ def replay_tail(result: ReplayResult, caps: dict[str, int], source: str) -> str:
         f"session ended: {'yes' if final['ended'] else 'no'}"
     )
     verdict = "ok" if result.ok else f"stopped at line {error.line} ({error.kind})"
-    lines.append(f"gapstate replay: {source}: {plural(result.events, 'event')}: {verdict}")
+    lines.append(f"gapstate replay: {escape(source)}: {plural(result.events, 'event')}: {verdict}")
     return "\n".join(lines)
 
 

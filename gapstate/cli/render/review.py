@@ -9,6 +9,8 @@ from gapstate.cli.render import nth, plural
 if TYPE_CHECKING:
     from gapstate.review.diff import DiffResult
 
+from gapstate.cli.output import escape
+
 
 def _valuation_words(valuation: Any) -> str:
     return ",".join(g if v else f"!{g}" for g, v in valuation)
@@ -65,7 +67,7 @@ def diff_text(result: DiffResult) -> str:
     if result.traces is not None:
         lines.extend(sessions_text(result.traces))
         verdict += f"; {len(result.traces.affected)} of {plural(result.traces.read, 'recorded session')} behave differently"
-    lines.append(f"gapstate diff: {result.old} -> {result.new}: {verdict}")
+    lines.append(f"gapstate diff: {escape(result.old)} -> {escape(result.new)}: {verdict}")
     return "\n".join(lines)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gapstate.cli.output import escape
 from gapstate.cli.render import nth, trace_lines
 
 if TYPE_CHECKING:
@@ -48,13 +49,13 @@ def coverage_text(result: CoverageResult, rows: dict[int, str]) -> str:
         lines.append(f"stopped: {count} trace{'s' if count != 1 else ''} (the steps before the stop are counted)")
         for stop in result.stopped:
             error = stop.error
-            lines.append(f"  {stop.trace}:{error.line}: the {nth(error.index)} event: {error.kind}: {error.message}")
+            lines.append(f"  {escape(stop.trace)}:{error.line}: the {nth(error.index)} event: {error.kind}: {escape(error.message)}")
     if result.unusable:
         count = len(result.unusable)
         lines.append(f"unusable: {count} trace{'s' if count != 1 else ''} could not be read (not counted)")
         for bad in result.unusable:
-            where = bad.trace if bad.line is None else f"{bad.trace}:{bad.line}"
-            lines.append(f"  {where}: {bad.message}")
+            where = escape(bad.trace) if bad.line is None else f"{escape(bad.trace)}:{bad.line}"
+            lines.append(f"  {where}: {escape(bad.message)}")
     return "\n".join(lines)
 
 
@@ -66,7 +67,7 @@ def explain_text(said: Explanation) -> str:
     from gapstate.seeing.witness import REFUSED, UNREACHABLE
 
     row = said.row
-    lines = [f"{said.spec}:{row.line}: {row}"]
+    lines = [f"{escape(said.spec)}:{row.line}: {row}"]
     if said.status == UNREACHABLE:
         allowed = "allowed with @unreachable" if said.allowed else "NOT allowed: `gapstate check` reports it"
         lines.append(f"never fires ({allowed}): {said.reason}")

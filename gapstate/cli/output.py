@@ -1,0 +1,58 @@
+"""The one way out: every line gapstate prints goes through `say`, and input is shown, never obeyed.
+
+File names, ids, arm and turn names, answers and quoted lines come from
+whoever wrote the input, perhaps an attacker's pull request. Printed raw, a
+control character could move the cursor or recolour the terminal, and a
+line break could start a line of gapstate's own output, or a GitHub
+workflow command (`::error ...`, `::add-mask::`, `::stop-commands::`).
+
+Two layers, one escape:
+- `escape` shows every control character (C0, DEL, C1), line and paragraph
+  separator and bidirectional override as a backslash escape, line feeds
+  included. Renderers pass each piece of input they put into text through
+  it, so no piece can end a line.
+- `say` prints, escaping the same characters except the line feeds the
+  renderer itself wrote; so whatever a renderer forgets, it cannot move the
+  cursor or recolour the terminal.
+JSON needs neither (`json.dumps` escapes them all), but goes through `say`
+too, so there is one way out.
+"""
+
+from __future__ import annotations
+
+import re
+
+import click
+
+# C0 and C1 controls, DEL, U+2028/2029, the invisible marks that reorder
+# text on screen (U+061C, U+200E/F, U+202A-E, U+2066-9), and the lone
+# surrogates that stand for the bytes of a file name that is not UTF-8.
+_OTHERS = "\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+_ANY = re.compile(f"[\x00-\x1f{_OTHERS}]")
+_BUT_LF = re.compile(f"[\x00-\x09\x0b-\x1f{_OTHERS}]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape(text: object) -> str:
+    """`text` on one line, every control character, separator and direction mark shown as an escape."""
+    shown = str(text)
+    return _ANY.sub(_escaped, shown) if _ANY.search(shown) else shown
+
+
+def escape_lines(text: str) -> str:
+    """As `escape`, but the line feeds stay: for text whose lines a renderer built."""
+    return _BUT_LF.sub(_escaped, text) if _BUT_LF.search(text) else text
+
+
+def say(text: str, err: bool = False, nl: bool = True) -> None:
+    """Print `text` (to stderr when `err`), its control characters shown, not obeyed."""
+    click.echo(escape_lines(text), err=err, nl=nl)

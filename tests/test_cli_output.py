@@ -1,0 +1,107 @@
+"""What gapstate prints: text from input is shown as escapes, never obeyed by a terminal or GitHub."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from gapstate.cli.output import escape, escape_lines
+
+from .support import run, variant, write_trace
+
+# The id from a hostile trace: retitles a terminal, then starts a line with a workflow command.
+INJECTED = "a\x1b]0;x\x07\r\n::error::pwned"
+RAW = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def obeys_nothing(*streams: str) -> None:
+    for stream in streams:
+        assert not RAW.search(stream), stream
+        assert not any(line.startswith("::") for line in stream.split("\n")), stream
+
+
+@pytest.mark.parametrize("char, shown", [
+    ("\x1b", "\\x1b"), ("\x07", "\\x07"), ("\x00", "\\x00"), ("\r", "\\r"), ("\n", "\\n"), ("\t", "\\t"),
+    ("\x7f", "\\x7f"), ("\x85", "\\x85"), ("\x9b", "\\x9b"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"),
+    ("\u202e", "\\u202e"), ("\udcff", "\\udcff"),
+])
+def test_every_control_character_and_separator_is_shown_as_an_escape(char, shown):
+    assert escape(f"a{char}b") == f"a{shown}b"
+    assert escape_lines(f"a{char}b") == (f"a{char}b" if char == "\n" else f"a{shown}b")
+
+
+def test_ordinary_text_is_left_as_it_is():
+    text = "état | loss_voiced -> OPEN [1/3] ✓ 'quoted' \\ back"
+    assert escape(text) == text == escape_lines(text)
+
+
+def test_a_replayed_id_cannot_start_a_line_or_a_workflow_command(tmp_path):
+    trace = write_trace(tmp_path, json.dumps({"event": "loss_voiced", "t": 1, "id": INJECTED}))
+    result = run("replay", str(trace))
+    assert result.exit_code == 0, result.output
+    obeys_nothing(result.stdout, result.stderr)
+    assert "id a\\x1b]0;x\\x07\\r\\n::error::pwned new" in result.stdout
+
+
+def test_arm_and_turn_names_are_escaped_in_the_verdict_table(tmp_path):
+    report = {
+        "answer_key": [INJECTED],
+        "arms": [
+            {"name": f"control{INJECTED}", "kind": "control", "turns": {INJECTED: {"status": "present"}}},
+            {"name": f"stall{INJECTED}", "kind": "stall", "turns": {INJECTED: {"status": "present"}}},
+        ],
+    }
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report), encoding="utf-8")
+    result = run("classify", str(path))
+    assert result.exit_code == 0, result.output
+    obeys_nothing(result.stdout, result.stderr)
+    assert f"arm {escape('stall' + INJECTED)}:" in result.stdout
+
+
+@pytest.mark.parametrize("fmt", ["text", "github"])
+def test_a_hostile_spec_name_opens_no_workflow_command_of_its_own(tmp_path, fmt):
+    spec = tmp_path / f"x{INJECTED}.md"
+    spec.write_text(variant("@cap episode_attempts 2", "@cap episode_attempts 0"), encoding="utf-8")
+    result = run("check", str(spec), "--format", fmt)
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.split("\n")
+    if fmt == "github":  # exactly the one annotation gapstate wrote, its file property escaped as GitHub reads it
+        [annotation] = [line for line in lines if line.startswith("::")]
+        assert annotation.startswith(f"::error file={str(tmp_path).replace(':', '%3A')}/xa\\x1b]0;x\\x07%0D%0A%3A%3Aerror%3A%3Apwned.md,line=")
+        assert not RAW.search(result.stdout) and not RAW.search(result.stderr)
+    else:
+        obeys_nothing(result.stdout, result.stderr)
+
+
+def test_a_usage_error_quoting_the_argument_escapes_it():
+    result = run("fuzz", "--seed", f"1{INJECTED}")
+    assert result.exit_code == 2
+    obeys_nothing(result.stdout, result.stderr)
+    assert "\\x1b]0;x\\x07" in result.stderr
+
+
+def test_a_file_name_that_is_not_utf8_is_a_valid_uri_in_sarif_and_an_escape_in_text(tmp_path, monkeypatch):
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    name = os.fsdecode(b"spec\xff.md")
+    with open(os.fsencode(name), "w", encoding="utf-8") as out:
+        out.write(variant("@cap episode_attempts 2", "@cap episode_attempts 0"))
+    sarif = run("check", name, "--format", "sarif")
+    assert sarif.exit_code == 1 and "Traceback" not in sarif.output
+    [result] = json.loads(sarif.stdout)["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "spec%FF.md"
+    text = run("check", name)
+    assert text.exit_code == 1 and "spec\\udcff.md:" in text.stdout
+    obeys_nothing(text.stdout, text.stderr)
+
+
+def test_error_messages_quote_a_hostile_event_name_escaped(tmp_path):
+    trace = write_trace(tmp_path, json.dumps({"event": INJECTED}))
+    result = run("replay", str(trace))
+    assert result.exit_code == 2
+    obeys_nothing(result.stdout, result.stderr)
+    assert "unknown event 'a\\x1b]0;x\\x07\\r\\n::error::pwned'" in result.stderr
