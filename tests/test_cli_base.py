@@ -12,27 +12,6 @@ import pytest
 from .support import REPORT_EXAMPLE, ROOT, run, write_report, write_trace
 
 
-@pytest.mark.parametrize("make, words", [
-    (lambda p: p / "missing.md", "no such file"),
-    (lambda p: p, "is a directory"),
-])
-def test_an_unreadable_spec_exits_2_naming_it(tmp_path, make, words):
-    path = make(tmp_path)
-    result = run("check", "--spec", str(path))
-    assert result.exit_code == 2
-    assert result.stdout == ""
-    assert str(path) in result.stderr and words in result.stderr
-    assert "Traceback" not in result.stderr
-
-
-def test_a_spec_that_is_not_utf8_exits_2_with_its_line(tmp_path):
-    path = tmp_path / "latin.md"
-    path.write_bytes(b"line one\nline two \xe9\n")
-    result = run("check", "--spec", str(path))
-    assert result.exit_code == 2
-    assert f"{path}:2:10: not UTF-8" in result.stderr
-
-
 def test_a_bad_option_exits_2():
     assert run("check", "--format", "yaml").exit_code == 2
     assert run("check", "--no-such-option").exit_code == 2

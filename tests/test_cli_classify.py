@@ -236,26 +236,6 @@ def test_malformed_json_exits_2_naming_the_file_line_and_column(tmp_path):
     assert f"{path}:2:" in outcome.stderr and "not valid JSON" in outcome.stderr
 
 
-def test_an_empty_file_is_malformed_json(tmp_path):
-    outcome = run(write_report(tmp_path, ""))
-    assert outcome.exit_code == 2 and ":1:1: not valid JSON" in outcome.stderr
-
-
-def test_a_file_that_is_not_utf8_exits_2_naming_the_line(tmp_path):
-    path = tmp_path / "latin1.json"
-    path.write_bytes('{"answer_key": ["q1"],\n "arms": ["caf\xe9"]}'.encode("latin-1"))
-    outcome = run(str(path))
-    assert (outcome.exit_code, outcome.stdout) == (2, "")
-    assert f"{path}:2:" in outcome.stderr and "not UTF-8" in outcome.stderr
-
-
-def test_a_missing_file_exits_2_naming_it(tmp_path):
-    path = str(tmp_path / "absent.json")
-    outcome = run(path)
-    assert (outcome.exit_code, outcome.stdout) == (2, "")
-    assert path in outcome.stderr and "no such file" in outcome.stderr
-
-
 def test_an_unknown_format_is_a_usage_error_exit_2():
     assert run(str(EXAMPLE), "--format", "yaml").exit_code == 2
 

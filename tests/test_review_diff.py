@@ -207,13 +207,6 @@ def test_a_guard_no_longer_named_is_a_name_change():
 # unusable input --------------------------------------------------------------
 
 
-def test_a_missing_file_exits_2_naming_it(tmp_path):
-    (tmp_path / "old.md").write_text(SPEC_TEXT, encoding="utf-8")
-    result = CliRunner().invoke(main, ["diff", str(tmp_path / "old.md"), str(tmp_path / "gone.md")])
-    assert result.exit_code == 2
-    assert f"{tmp_path / 'gone.md'}: no such file" in result.stderr
-
-
 @pytest.mark.parametrize("side", ["old", "new"])
 def test_a_table_that_does_not_parse_exits_2_naming_its_file(tmp_path, side):
     broken = variant(BUSY_RELEASE, "OPEN | floor_released | busy | DUE")
@@ -234,7 +227,6 @@ def test_diff_needs_two_paths_or_git_and_one():
 # --git ---------------------------------------------------------------------
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-
 
 
 @pytest.fixture

@@ -58,18 +58,6 @@ def test_a_json_syntax_error_gives_its_column(tmp_path):
     assert f"{path}:1:24: not valid JSON" in replay(path).stderr
 
 
-def test_a_missing_trace_exits_2(tmp_path):
-    result = replay(tmp_path / "nope.jsonl")
-    assert result.exit_code == 2 and "no such file" in result.stderr
-
-
-def test_invalid_utf8_exits_2_with_its_line(tmp_path):
-    path = tmp_path / "trace.jsonl"
-    path.write_bytes(GOOD.encode() + b'\n{"event": "busy_start\xff"}\n')
-    result = replay(path)
-    assert result.exit_code == 2 and f"{path}:2" in result.stderr
-
-
 def test_a_malformed_line_after_a_replay_error_is_still_unusable_input(tmp_path):
     path = write_trace(tmp_path, '{"event": "send_ok"}', '{"event": "bogus"}')
     result = replay(path)

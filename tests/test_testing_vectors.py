@@ -146,14 +146,6 @@ def test_an_empty_folder_is_filled_without_force(tmp_path):
     assert (out / "manifest.json").exists()
 
 
-def test_an_unusable_spec_writes_nothing(tmp_path):
-    spec = tmp_path / "broken.md"
-    spec.write_text(variant("CLEAR | busy_end | - | = | noop", "CLEAR | busy_end | - | noop"), encoding="utf-8")  # a column short
-    result = vectors_cli(str(tmp_path / "suite"), "--spec", str(spec))
-    assert result.exit_code == 2
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.md"]
-
-
 def test_a_table_whose_row_fires_only_by_breaking_a_rule_gets_no_suite(tmp_path):
     """Vectors walk only clean steps; a suite that skipped the row would claim more than it fires."""
     spec = tmp_path / "busy.md"
