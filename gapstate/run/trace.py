@@ -157,6 +157,10 @@ def _shape(value: Any, text: str) -> tuple[str, int | None]:
             return f"'id' must be a string (the interval id), not {_kind(value['id'])}", _field_column(text, "id")
         if not value["id"]:
             return "'id' must not be empty", _field_column(text, "id")
+        try:
+            value["id"].encode("utf-8")
+        except UnicodeEncodeError:
+            return "'id' must be Unicode text: it holds a lone surrogate escape (\\ud800 to \\udfff)", _field_column(text, "id")
     return "not a valid event", 1
 
 
@@ -415,12 +419,12 @@ def _file_batches(handle: Any, source: str, limit: int = MAX_LINE) -> Iterator[t
     size = min(_CHUNK, limit)
     try:
         rest = b""
-        first = True
+        first = True  # nothing handed on yet: a byte-order mark may still start the data
         line = 1  # the line `rest` starts
         while True:
             block = handle.read(size)
             data = rest + block
-            if first:
+            if first and (len(data) >= 3 or not block):
                 first = False
                 if data.startswith(b"\xef\xbb\xbf"):
                     data = data[3:]  # a byte-order mark, as some editors write
@@ -440,6 +444,7 @@ def _file_batches(handle: Any, source: str, limit: int = MAX_LINE) -> Iterator[t
             chunk = data[:end]
             lines = _Lines(chunk)
             line += len(lines)
+            first = False
             yield chunk, lines
     finally:
         if handle is not sys.stdin.buffer:
