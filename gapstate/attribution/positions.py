@@ -11,8 +11,9 @@ import json
 import re
 from bisect import bisect_right
 from json.decoder import scanstring
-from typing import Any, Iterable, NamedTuple
+from typing import Iterable
 
+from gapstate import errors
 from gapstate.attribution.validation import Path, Problem, format_path
 
 # How many problems the command shows; the rest are counted, never listed, so
@@ -81,22 +82,13 @@ def position(text: str, offsets: dict[Path, int], path: Path, lines: Lines | Non
     return (lines or Lines(text)).at(offsets.get(path, 0))
 
 
-class Located(NamedTuple):
-    """A problem pointed at the report's text: its line, column, JSON path and message."""
+def problem_lines(text: str, problems: Iterable[Problem], limit: int | None = None) -> tuple[errors.Problem, ...]:
+    """Each problem at the line and column it concerns in `text`, in the order of the text; the first `limit` only.
 
-    line: int
-    column: int
-    path: str
-    message: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return self._asdict()
-
-
-def problem_lines(text: str, problems: Iterable[Problem], limit: int | None = None) -> tuple[Located, ...]:
-    """Each problem at the line and column it concerns in `text`, in the order of the text; the first `limit` only."""
+    They come back as the error record every command shows: line, column, JSON path, message.
+    """
     offsets = locate(text)
     lines = Lines(text)
     placed = sorted((position(text, offsets, problem.path, lines), index, problem)
                     for index, problem in enumerate(problems))
-    return tuple(Located(*at, format_path(problem.path), problem.expected) for at, _, problem in placed[:limit])
+    return tuple(errors.Problem(problem.expected, *at, path=format_path(problem.path)) for at, _, problem in placed[:limit])

@@ -12,7 +12,7 @@ from gapstate.cli.base import (
     reports_errors,
 )
 from gapstate.cli.output import say
-from gapstate.errors import GapstateError, Problem
+from gapstate.errors import GapstateError
 
 
 def _plot_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -101,8 +101,7 @@ def _refuse(headline: str, name: str, text: str, problems: Any, fmt: str) -> Gap
     """Exit 2: the headline, then the first SHOWN problems at their lines in `text`."""
     from gapstate.attribution.positions import SHOWN, problem_lines
 
-    located = problem_lines(text, problems, SHOWN)
-    return GapstateError(headline, name, problems=tuple(Problem(p.message, p.line, p.column, path=p.path) for p in located))
+    return GapstateError(headline, name, problems=problem_lines(text, problems, SHOWN))
 
 
 def _plot(result: Any, path: str) -> None:
