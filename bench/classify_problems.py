@@ -19,7 +19,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from timing import GAPSTATE, compare, environment  # noqa: E402
+from timing import GAPSTATE, compare, environment, start_launcher  # noqa: E402
 
 SMALL, LARGE = 20_000, 200_000
 
@@ -35,6 +35,11 @@ def main() -> None:
             with open(paths[size], "w", encoding="utf-8") as out:
                 json.dump({"answer_key": list(range(size)), "arms": []}, out, indent=1)
         env = environment(folder)
+        quiet = os.open(os.devnull, os.O_WRONLY)  # the launcher, and so each refusal, writes stderr there
+        kept = os.dup(2)
+        os.dup2(quiet, 2)
+        start_launcher()
+        os.dup2(kept, 2)
         c = compare(GAPSTATE + ["classify", paths[LARGE]], GAPSTATE + ["classify", paths[SMALL]], runs, env)
     assert set(c.codes) == {2}, c.codes
     print(f"classify, {LARGE:,} problems / {SMALL:,} problems: {c.ratio.median:.1f} x "

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
 
 import gapstate
 from gapstate.attribution.positions import SHOWN
@@ -17,6 +19,7 @@ from gapstate.cli.render.heatmap import COLOURS
 
 from .support import write_report
 from .test_attribution_conditions import control, report, silent, stall, turn, verdicts  # the report builders
+from .test_attribution_conditions_properties import reports
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "spec" / "classify-example.json"
@@ -248,3 +251,14 @@ def test_classify_text_ends_with_a_summary_line_like_the_other_commands():
 def test_classify_help_speaks_of_the_attribution_conditions_not_of_a_seed():
     text = " ".join(run("--help").stdout.split())
     assert "five attribution conditions" in text and "seed" not in text.lower()
+
+
+@settings(max_examples=25, deadline=None)
+@given(reports())
+def test_one_report_through_the_command_is_the_api_document_exactly(data):
+    """The single-report path is the one it always was: one REPORT, the single-report document."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = write(Path(folder), "r.json", data)
+        outcome = run(path, "--format", "json")
+    assert outcome.exit_code == 0, outcome.output
+    assert json.loads(outcome.stdout) == gapstate.classify(data).to_dict()
