@@ -14,7 +14,9 @@ compactly, about 35 bytes a line), then measures:
 - in process: interpreter steps a second on decoded events, and the Python
   API `gapstate.replay(spec, events)` keeping every step (and, reported,
   turning those steps into the JSON document);
-- `conform` and `coverage` events a second, when those commands exist.
+- `conform` and `coverage` events a second, when those commands exist;
+- `diff --traces` against `coverage` on the same 2,000 sessions of 200
+  events (bench/diff_speed.py), alternated pair after pair.
 
 It prints the figures and writes bench/RESULTS.md (machine, load, date,
 command, figures). Nothing here is a test: a missed goal is reported, and
@@ -28,12 +30,10 @@ import datetime
 import json
 import os
 import platform
-import random
 import subprocess
 import sys
 import tempfile
 import time
-from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 from timing import GAPSTATE, ROOT, Spread, compare, environment, rates, start_launcher
@@ -43,15 +43,16 @@ start_launcher()  # before the runner grows: its children's peak memory must be 
 sys.path.insert(0, ROOT)
 
 import gapstate  # noqa: E402
-from gapstate.run.machine import Status  # noqa: E402
-from gapstate.run.replayer import Session, machine_for, replay  # noqa: E402
+from gapstate.run.replayer import replay  # noqa: E402
 from gapstate.spec.load import load_spec  # noqa: E402
 from gapstate.run.trace import read_trace  # noqa: E402
+from diff_speed import measure  # noqa: E402
+from walks import write_trace  # noqa: E402
+
+SESSIONS, SESSION_EVENTS = 2000, 200  # the recorded sessions `diff --traces` and `coverage` both replay
 
 IMPORTS = "import lark, networkx, click"
 JSON_LOOP = "import json, sys\nfor line in open(sys.argv[1]):\n    json.loads(line)\n"
-EVENTS = ("loss_silent", "sdk_unknown", "loss_voiced", "busy_start", "busy_end", "candidate_start",
-          "floor_released", "send_ok", "send_failed", "request_undelivered", "evidence_turn")
 
 # One control and two stall arms over three turns: the shape of spec/classify-example.json.
 REPORT = {
@@ -103,35 +104,6 @@ def _num(value: float, unit: str) -> str:
     if value >= 1000:
         return f"{value:,.0f}"
     return f"{value:.1f}"
-
-
-def write_trace(path: str, count: int, seed: int = 7) -> None:
-    """A random walk of `count` events the bundled table accepts, compact JSON, no session_end.
-
-    The walk feeds the same Session replay uses, so every event replays: the
-    figures measure stepping, not a stopped replay reading the rest.
-    """
-    rng = random.Random(seed)
-    session = Session(machine_for(load_spec()))
-    t, fresh = 0, 0
-    with open(path, "w", encoding="utf-8") as out:
-        written = 0
-        while written < count:
-            name = rng.choice(EVENTS)
-            t += rng.randint(0, 40)
-            item: dict[str, Any] = {"event": name, "t": t}
-            if name == "loss_voiced":
-                repeat = fresh > 0 and rng.random() < 0.3
-                item["id"] = f"iv-{rng.randint(1, fresh) if repeat else fresh + 1}"
-            elif name == "evidence_turn":
-                item["speech_start"] = max(0, t - rng.randint(0, 200))
-            event = SimpleNamespace(event=name, t=t, id=item.get("id"), speech_start=item.get("speech_start"))
-            if session.feed(event).status is not Status.OK:
-                continue
-            if name == "loss_voiced" and item["id"] == f"iv-{fresh + 1}":
-                fresh += 1
-            out.write(json.dumps(item, separators=(",", ":")) + "\n")
-            written += 1
 
 
 def has_command(name: str, env: dict[str, str]) -> bool:
@@ -241,6 +213,11 @@ def main() -> None:
             else:
                 show(Figure(f"{name} events/s", None, "/s", "",
                             f"`{' '.join(command[2:4])}` gave no events count (exit {done.returncode})"))
+
+        c, found = measure(folder, SESSIONS, SESSION_EVENTS, heavy)
+        show(Figure(f"diff --traces / coverage, the same {found['read']:,} sessions ({found['events']:,} events)",
+                    c.ratio, "x", "<= 2", f"{c.command.median:.2f} s against {c.baseline.median:.2f} s; "
+                    f"{found['affected']:,} sessions differ; bench/diff_speed.py"))
 
     load_after = os.getloadavg()
     if not args.no_write:
