@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 from gapstate.review.diff import BehaviourChanged, Change
 from gapstate.run.machine import Machine, Outcome, Status, guard_names
-from gapstate.run.recorded import Unusable
+from gapstate.run.recorded import UnusableTrace
 from gapstate.spec.load import Spec
 from gapstate.spec.vocabulary import Config
 
@@ -255,14 +255,14 @@ def _no_tally() -> tuple[None, None]:
     return None, None
 
 
-def _replay_path(context: tuple[Pair, str | None], path: str) -> tuple[list[_Done | Unusable], set[Key]]:
+def _replay_path(context: tuple[Pair, str | None], path: str) -> tuple[list[_Done | UnusableTrace], set[Key]]:
     """Each session of a trace file under both tables, and the changes they reached."""
     from gapstate.run.recorded import replay_path
 
     pair, split_by = context
-    done: list[_Done | Unusable] = []
+    done: list[_Done | UnusableTrace] = []
     for item in replay_path(pair, path, split_by, _no_tally, keep_going=False):
-        if isinstance(item, Unusable):
+        if isinstance(item, UnusableTrace):
             done.append(item)
             continue
         stop = item.stop
@@ -296,7 +296,7 @@ def replay_sessions(
     for done, arrived in in_order(_replay_path, context, paths, jobs, _context, args):
         reached |= arrived
         for item in done:
-            if isinstance(item, Unusable):
+            if isinstance(item, UnusableTrace):
                 raise item.error()
             read += 1
             events += item.events

@@ -51,7 +51,7 @@ Tally = Callable[[], tuple[Callable[[Step], None] | None, Any]]
 
 
 @dataclass(frozen=True)
-class Unusable:
+class UnusableTrace:
     """A trace or session that could not be read: its name, the line (None: the file as a whole) and why."""
 
     trace: str
@@ -78,7 +78,7 @@ class Replayed:
     tally: Any
 
 
-def replay_path(machine: Any, path: str, split_by: str | None, tally: Tally, keep_going: bool) -> list[Replayed | Unusable]:
+def replay_path(machine: Any, path: str, split_by: str | None, tally: Tally, keep_going: bool) -> list[Replayed | UnusableTrace]:
     """Every session of the file at `path`: the file, or with `split_by`, one per value of that field.
 
     `machine` is what a `Session` steps (a compiled table, or anything with
@@ -91,7 +91,7 @@ def replay_path(machine: Any, path: str, split_by: str | None, tally: Tally, kee
     return _replay_log(machine, path, split_by, tally, keep_going)
 
 
-def _replay_file(machine: Any, path: str, tally: Tally) -> Replayed | Unusable:
+def _replay_file(machine: Any, path: str, tally: Tally) -> Replayed | UnusableTrace:
     name = label(path)
     try:
         events = read_trace(path)
@@ -102,7 +102,7 @@ def _replay_file(machine: Any, path: str, tally: Tally) -> Replayed | Unusable:
         line = events.line_of(stop.index) if stop is not None else None
         total = session.read + sum(1 for _ in iterator)  # reading the rest validates it
     except GapstateError as error:
-        return Unusable(name, error.line, error.message, error.file or name, error.column)
+        return UnusableTrace(name, error.line, error.message, error.file or name, error.column)
     return Replayed(name, total, stop, line, gathered)
 
 
@@ -131,7 +131,7 @@ class _Open:
     last: int = 0  # the t of its last event
     stop: Stop | None = None
     line: int | None = None
-    bad: Unusable | None = None
+    bad: UnusableTrace | None = None
     pending: list[Any] = _field(default_factory=list)  # its events in the chunk being read
     lines: list[int] = _field(default_factory=list)
 
@@ -143,7 +143,7 @@ class _FileProblem(Exception):
         self.line, self.message, self.column = line, message, column
 
 
-def _replay_log(machine: Any, path: str, split_by: str, tally: Tally, keep_going: bool) -> list[Replayed | Unusable]:
+def _replay_log(machine: Any, path: str, split_by: str, tally: Tally, keep_going: bool) -> list[Replayed | UnusableTrace]:
     source = label(path)
     decoder = _decoder(split_by)
     sessions: dict[str, _Open] = {}
@@ -168,7 +168,7 @@ def _replay_log(machine: Any, path: str, split_by: str, tally: Tally, keep_going
                     continue
                 wrong = _check(raw, live.last, UNSET, "")
                 if wrong is not None:
-                    live.bad = Unusable(f"{source}#{name}", line, f"session {name}: {wrong[0]}", source)
+                    live.bad = UnusableTrace(f"{source}#{name}", line, f"session {name}: {wrong[0]}", source)
                     if not keep_going:
                         return [live.bad]
                     continue
@@ -188,9 +188,9 @@ def _replay_log(machine: Any, path: str, split_by: str, tally: Tally, keep_going
             if problem is not None:
                 raise problem
     except GapstateError as error:
-        return [Unusable(source, error.line, error.message, error.file or source, error.column)]
+        return [UnusableTrace(source, error.line, error.message, error.file or source, error.column)]
     except _FileProblem as problem:
-        return [Unusable(source, problem.line, problem.message, source, problem.column)]
+        return [UnusableTrace(source, problem.line, problem.message, source, problem.column)]
     return [
         live.bad if live.bad is not None else Replayed(f"{source}#{name}", live.events, live.stop, live.line, live.gathered)
         for name, live in sessions.items()

@@ -23,7 +23,7 @@ from typing import Any
 
 from gapstate.results import Result
 from gapstate.errors import GapstateError
-from gapstate.run.recorded import Unusable
+from gapstate.run.recorded import UnusableTrace
 from gapstate.run.replayer import ReplayError
 from gapstate.spec.load import Spec, parse_spec
 
@@ -60,7 +60,7 @@ class CoverageResult(Result):
     fired: dict[int, int]  # every reachable row (zero included), and any other row fired
     reachable: tuple[int, ...]  # lines of the rows the proof finds reachable
     stopped: tuple[Stop, ...]
-    unusable: tuple[Unusable, ...] | None = None  # with --keep-going: the traces that could not be read
+    unusable: tuple[UnusableTrace, ...] | None = None  # with --keep-going: the traces that could not be read
 
     @property
     def never(self) -> tuple[int, ...]:
@@ -125,15 +125,15 @@ def _tally() -> tuple[Callable[[Any], None], Counter[int]]:
     return (lambda step: fired.update((step.row,))), fired
 
 
-def _count_path(context: tuple[Any, ...], path: str) -> list[TraceCount | Unusable]:
+def _count_path(context: tuple[Any, ...], path: str) -> list[TraceCount | UnusableTrace]:
     """Each session of a trace file counted, or why it could not be read (plain data: it crosses a pipe)."""
     from gapstate.run.recorded import replay_path
     from gapstate.run.replayer import stop_error
 
     _, machine, split_by, keep_going = context
-    counted: list[TraceCount | Unusable] = []
+    counted: list[TraceCount | UnusableTrace] = []
     for item in replay_path(machine, path, split_by, _tally, keep_going):
-        if isinstance(item, Unusable):
+        if isinstance(item, UnusableTrace):
             counted.append(item)
         else:
             stop = None if item.stop is None else Stop(item.trace, stop_error(item.stop, item.line))
@@ -166,11 +166,11 @@ def coverage(
     fired: Counter[int] = Counter({line: 0 for line in reachable})
     events = traces = 0
     stopped: list[Stop] = []
-    unusable: list[Unusable] = []
+    unusable: list[UnusableTrace] = []
     context = (spec, machine_for(spec), split_by, keep_going)
     for counted in in_order(_count_path, context, paths, jobs, _context, (spec_text, spec.path, split_by, keep_going)):
         for item in counted:
-            if isinstance(item, Unusable):
+            if isinstance(item, UnusableTrace):
                 if not keep_going:
                     raise item.error()
                 unusable.append(item)
