@@ -139,6 +139,7 @@ def test_a_pipe_closed_before_an_error_document_is_written_ends_quietly(tmp_path
 
 # Ctrl-C and a closed pipe ------------------------------------------------------
 
+# Each is a whole process; `replay` in the fast suite, every command under `pytest -m slow`.
 COMMANDS = {
     "check": lambda path: ["check", "--spec", path],
     "replay": lambda path: ["replay", path],
@@ -156,7 +157,10 @@ def _reads_stdin(pid: int) -> bool:
         pytest.skip("no /proc/PID/syscall to see the command wait on its input")
 
 
-@pytest.mark.parametrize("command", sorted(COMMANDS))
+EVERY_COMMAND = [pytest.param(name, marks=() if name == "replay" else pytest.mark.slow) for name in sorted(COMMANDS)]
+
+
+@pytest.mark.parametrize("command", EVERY_COMMAND)
 def test_ctrl_c_exits_130_quietly(tmp_path, command):
     import signal
 
@@ -187,7 +191,7 @@ def test_ctrl_c_exits_130_quietly(tmp_path, command):
     assert (out, err) == (b"", b"")
 
 
-@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("command", EVERY_COMMAND)
 def test_a_closed_stdout_exits_141_quietly(tmp_path, command):
     import os
 
