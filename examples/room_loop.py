@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A room loop's gap state, written from the seed's prose, speaking gapstate's conformance protocol.
+"""A room loop's gap state, written from the spec's prose (spec/gap-state.md) alone, speaking gapstate's conformance protocol.
 
 This is what an implementer would write: plain Python holding the state a
 room loop keeps, one handler per event, with no table and no gapstate

@@ -321,7 +321,7 @@ class StaleAllowance(Finding):
 
 
 class RuleBroken(Finding):
-    """A reachable step breaks one of the seed's rules; `trace` replays it."""
+    """A reachable step breaks one of the rules of the spec's prose; `trace` replays it."""
 
     kind = "rule"
     template = "{rule}: {description} (shortest trace: {count} event{plural}{first})"

@@ -59,7 +59,7 @@ def variant(old: str, new: str, text: str = SPEC_TEXT) -> str:
 
 
 def table(*lines: str, caps: bool = True) -> str:
-    """A minimal spec whose block holds the header, the seed's caps and `lines`."""
+    """A minimal spec whose block holds the header, the bundled spec's caps and `lines`."""
     head = [HEADER] + (["@cap session_requests 3", "@cap episode_attempts 2"] if caps else [])
     return "Some prose.\n\n```\n" + "\n".join(head + list(lines)) + "\n```\n"
 

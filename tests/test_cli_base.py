@@ -69,10 +69,7 @@ def test_load_spec_refuses_what_is_neither_a_path_nor_text():
         gapstate.load_spec(5)
 
 
-# gapstate replay ---------------------------------------------------------
-
-
-# gapstate classify ------------------------------------------------------------------
+# what each command imports ------------------------------------------------------
 
 
 def test_classify_never_loads_lark_or_networkx():
@@ -215,7 +212,7 @@ def test_a_closed_stdout_exits_141_quietly(tmp_path, command):
     assert child.stderr == b""
 
 
-# replay's transcript, for people ---------------------------------------------
+# whole processes -------------------------------------------------------------
 
 
 def test_whole_processes_keep_their_exit_codes_and_flush_their_output(tmp_path):

@@ -109,7 +109,6 @@ def test_graph_coverage_colours_edges_by_the_traces(tmp_path):
     assert run("graph", str(trace)).exit_code == 2  # a trace without --coverage is a usage error
 
 
-
 def test_update_through_a_symlink_keeps_the_link_a_bom_and_crlf_line_ends(stale, tmp_path):
     crlf = b"\xef\xbb\xbf" + stale.read_bytes().replace(b"\n", b"\r\n")
     stale.write_bytes(crlf)

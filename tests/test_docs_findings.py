@@ -49,4 +49,3 @@ def test_the_example_prints_what_the_page_shows(tmp_path, kind, diff, shown):
         assert line in output
     first = shown.splitlines()[0].split(": ")
     assert first[1] == kind if kind in KINDS else first[1:3] == ["rule", kind]
-

@@ -37,7 +37,6 @@ def test_the_manifest_declares_gapstate_check_on_files_named_gap_state_md():
     ]
 
 
-
 def try_repo(cwd, home) -> subprocess.CompletedProcess:
     """`pre-commit try-repo ROOT gapstate-check --all-files` in `cwd` (uncommitted changes of ROOT included)."""
     env = {**os.environ, "PRE_COMMIT_HOME": str(home)}

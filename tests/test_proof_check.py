@@ -29,37 +29,8 @@ def test_result_reads_like_the_json_output():
     assert result["ok"] is True
 
 
-# parse_error -----------------------------------------------------------------
-
-
-# unknown_name, bad_cap, contradiction ------------------------------------------
-
-
-# not_total, ambiguous --------------------------------------------------------
-
-
-# unreachable, stale_allowance ------------------------------------------------
-
-
-# rules -----------------------------------------------------------------------
-
-
 def test_findings_come_in_line_order():
     text = variant("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
     text = variant("CLEAR | busy_end | - | = | noop", "", text)
     lines = [f.line for f in check_text(text).findings]
     assert lines == sorted(lines)
-
-
-# what the seed says, read exactly ----------------------------------------------
-
-
-# names: suggestions and labels ------------------------------------------------
-
-
-# every gap, every copy once ---------------------------------------------------
-
-
-# walks on the configuration graph ----------------------------------------------
-
-

@@ -29,7 +29,6 @@ RULE_VARIANTS = {
 }
 
 
-
 def test_every_rule_has_a_variant_that_breaks_it():
     assert set(RULE_VARIANTS) == {rule.id for rule in RULES}
 

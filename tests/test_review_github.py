@@ -119,5 +119,3 @@ def test_several_specs_annotate_each_and_one_that_cannot_be_read(tmp_path):
     assert len(commands) == len(expected) + 1
     assert {props["file"] for _, props, _ in commands[:-1]} == {DEFECTIVE}
     assert commands[-1][1] == {"file": str(missing), "title": "unusable input"}
-
-

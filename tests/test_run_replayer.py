@@ -1,4 +1,4 @@
-"""Replaying the cases the seed's prose names, one test per sentence.
+"""Replaying the cases the spec's prose names, one test per sentence.
 
 Traces are written in a shorthand, one event a string:
 `"loss_voiced iv-1 @120"`, `"evidence_turn speech=650 @900"`, `"floor_released @300"`

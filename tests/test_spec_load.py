@@ -36,7 +36,7 @@ def test_a_state_no_row_leads_to_is_an_unknown_name_not_a_new_state():
 
 
 def test_any_positive_cap_is_accepted_and_explored():
-    """The contract's `@cap COUNTER N` takes any positive N; more budget, more configurations."""
+    """`@cap COUNTER N` takes any positive N; more budget, more configurations."""
     small = check_text(SPEC_TEXT)
     large = check_text(variant("@cap session_requests 3", "@cap session_requests 400"))
     assert large.ok, large.findings

@@ -167,7 +167,7 @@ def test_an_unclosed_fence_with_prose_after_the_table_says_so_once():
 
 
 def _spec_without_its_closing_fence() -> tuple[str, int, int]:
-    """The seed spec with the fence after its last row deleted: (text, opening fence line, last row line)."""
+    """The bundled spec with the fence after its last row deleted: (text, opening fence line, last row line)."""
     lines = SPEC_TEXT.splitlines(keepends=True)
     last = next(k for k, text in enumerate(lines) if text.startswith("REQUESTED | session_end | - | CLEAR"))
     assert lines[last + 1].strip() == "```"
