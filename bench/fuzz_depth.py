@@ -4,7 +4,7 @@
     python bench/fuzz_depth.py defects [SEEDS]   # default 1-3
     python bench/fuzz_depth.py mutants [SEEDS]   # default 1
 
-- `gate`: `gapstate fuzz --require-coverage --seed S` on the bundled spec, as
+- `gate`: `gapstate fuzz --require-all --seed S` on the bundled spec, as
   whole processes, nothing else on the command line: the exit code, the
   traces and events replayed, how many traces it took to fire every
   reachable row; then the same run in process, timed (the traces drawn
@@ -72,7 +72,7 @@ def timed_run(spec, seed: int) -> tuple[object, float, float | None]:
 def gate(chosen: list[int]) -> None:
     spec = gapstate.load_spec()
     guide_for(machine_for(spec))
-    print("whole process (`gapstate fuzz --require-coverage --seed S`), then the same run in this process")
+    print("whole process (`gapstate fuzz --require-all --seed S`), then the same run in this process")
     print(f"{'seed':>5} {'exit':>4} {'traces':>6} {'events':>7} {'full after':>10} {'s':>6}   "
           f"{'full after':>10} {'at s':>5} {'traces/s':>8} {'events/s':>8}")
     passed = 0
@@ -81,7 +81,7 @@ def gate(chosen: list[int]) -> None:
         for seed in chosen:
             start = time.perf_counter()
             run = subprocess.run(
-                [sys.executable, "-m", "gapstate", "fuzz", "--require-coverage", "--seed", str(seed), "--format", "json"],
+                [sys.executable, "-m", "gapstate", "fuzz", "--require-all", "--seed", str(seed), "--format", "json"],
                 capture_output=True, text=True, env=env, cwd=home,
             )
             wall = time.perf_counter() - start

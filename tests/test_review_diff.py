@@ -258,6 +258,19 @@ def test_git_compares_the_revision_with_the_working_tree(repo, monkeypatch):
 
 
 @needs_git
+def test_git_without_a_path_compares_the_configured_spec(repo, monkeypatch):
+    monkeypatch.chdir(repo)
+    unset = CliRunner().invoke(main, ["diff", "--git", "HEAD"])
+    assert unset.exit_code == 2 and "name PATH" in unset.output  # no [tool.gapstate] spec: the bundled one has no history here
+    (repo / "pyproject.toml").write_text('[tool.gapstate]\nspec = "spec/gap-state.md"\n', encoding="utf-8")
+    assert CliRunner().invoke(main, ["diff", "--git", "HEAD"]).exit_code == 0
+    (repo / "spec" / "gap-state.md").write_text(variant("@cap episode_attempts 2", "@cap episode_attempts 1"), encoding="utf-8")
+    changed = CliRunner().invoke(main, ["diff", "--git", "HEAD", "--format", "json"])
+    assert changed.exit_code == 1, changed.output
+    assert json.loads(changed.stdout)["new"] == "spec/gap-state.md"
+
+
+@needs_git
 def test_git_with_an_unknown_revision_or_outside_a_repository_exits_2(repo, tmp_path_factory):
     spec = repo / "spec" / "gap-state.md"
     unknown = CliRunner().invoke(main, ["diff", "--git", "no-such-rev", str(spec)])

@@ -100,7 +100,8 @@ def test_coverage_json_has_the_contract_shape_and_require_all_gates(tmp_path):
     result = run("coverage", str(tmp_path), "--format", "json", "--jobs", "1")
     assert result.exit_code == 1  # a.jsonl stops on an invalid event: read, and it breaks the table
     document = json.loads(result.stdout)
-    assert set(document) == {"traces", "events", "fired", "never", "reachable", "stopped"}
+    assert set(document) == {"ok", "traces", "events", "fired", "never", "reachable", "stopped"}
+    assert document["ok"] is False  # "ok" says what the exit code says
     assert (document["traces"], document["events"], document["reachable"]) == (2, 3, 52)
     loss = str(line_of(SPEC_TEXT, "CLEAR | loss_voiced | !dup"))
     assert document["fired"][loss] == 1 and int(loss) not in document["never"]
@@ -110,6 +111,9 @@ def test_coverage_json_has_the_contract_shape_and_require_all_gates(tmp_path):
     # text for people counts events from 1 (the JSON keeps the 0-based index)
     text = run("coverage", str(tmp_path), "--jobs", "1").stdout
     assert f"  {tmp_path / 'a.jsonl'}:2: the 2nd event: invalid_event: " in text
+    (tmp_path / "a.jsonl").unlink()
+    assert json.loads(run("coverage", str(tmp_path), "--format", "json").stdout)["ok"] is True
+    assert json.loads(run("coverage", str(tmp_path), "--format", "json", "--require-all").stdout)["ok"] is False
 
 
 def test_coverage_exits_0_when_every_trace_replays_and_1_with_require_all_when_a_row_never_fired(tmp_path):

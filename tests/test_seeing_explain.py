@@ -68,6 +68,7 @@ def test_explain_tells_when_what_rules_and_a_trace():
 def test_explain_of_an_allowed_row_says_why_it_cannot_be_reached():
     document = json.loads(run("explain", "198", "--format", "json").stdout)
     assert document["status"] == "unreachable" and document["allowed_unreachable"] is True
+    assert document["ok"] is True  # every row of the table is explained, reachable or not
     assert "never holds" in document["reason"] and document["trace"] is None
 
 

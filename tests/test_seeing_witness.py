@@ -115,7 +115,8 @@ def test_witness_prints_a_trace_that_replays_to_the_row(tmp_path):
 
 def test_witness_json_has_the_contract_keys():
     document = json.loads(run("witness", "OPEN|floor_released|busy", "--format", "json").stdout)
-    assert set(document) == {"row", "state", "event", "guards", "trace", "steps"}
+    assert set(document) == {"ok", "row", "state", "event", "guards", "trace", "steps"}
+    assert document["ok"] is True
     assert document["guards"] == {"busy": True} and document["state"] == "OPEN"
     assert [s["event"] for s in document["steps"]] == [e["event"] for e in document["trace"]]
     assert document["steps"][-1]["row"] == document["row"]

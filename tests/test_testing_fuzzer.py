@@ -115,14 +115,14 @@ def test_long_traces_still_end_at_the_event_that_failed(tmp_path):
 @pytest.mark.parametrize("seed", ["1", "2"])
 def test_the_coverage_gate_passes_at_the_default_settings(seed):
     """bench/fuzz_depth.py gate runs ten seeds; two here keep the suite short."""
-    result = fuzz("--require-coverage", "--seed", seed, "--format", "json")
+    result = fuzz("--require-all", "--seed", seed, "--format", "json")
     assert result.exit_code == 0, result.output
     coverage = json.loads(result.stdout)["coverage"]
     assert coverage["missed"] == [] and coverage["required"] and coverage["complete_after"] <= 500
 
 
 def test_a_failed_coverage_gate_is_not_ok_and_says_so():
-    as_json = fuzz("--examples", "3", "--seed", "1", "--require-coverage", "--format", "json")
+    as_json = fuzz("--examples", "3", "--seed", "1", "--require-all", "--format", "json")
     document = json.loads(as_json.stdout)
     assert as_json.exit_code == 1 and document["ok"] is False and document["counterexample"] is None
     assert document["coverage"]["missed"]
@@ -136,7 +136,7 @@ def test_a_failed_coverage_gate_is_not_ok_and_says_so():
 def test_require_coverage_passes_when_every_reachable_row_fired(tmp_path):
     rows = [f"CLEAR | {e} | - | = | noop" for e in ("loss_silent", "sdk_unknown", "busy_start", "busy_end", "candidate_start", "floor_released", "evidence_turn", "session_end")]
     rows += ["CLEAR | loss_voiced | - | = | note_dup"] + [f"CLEAR | {e} | - | = | invalid" for e in ("send_ok", "send_failed", "request_undelivered")]
-    result = fuzz("--spec", write(tmp_path, table(*rows)), "--examples", "50", "--seed", "1", "--require-coverage")
+    result = fuzz("--spec", write(tmp_path, table(*rows)), "--examples", "50", "--seed", "1", "--require-all")
     assert result.exit_code == 0, result.output
     assert "fired 9 of 9 reachable rows" in result.stdout and "no rule broken" in result.stdout
 
@@ -197,13 +197,13 @@ def test_the_fuzz_example_prints_what_docs_fuzz_md_shows(tmp_path, monkeypatch):
 
 def test_workers_merge_coverage_and_name_the_seed_that_failed(tmp_path):
     spec = write(tmp_path, DEEP)
-    result = fuzz("--spec", spec, "--seed", "5", "--workers", "2", "--format", "json")
+    result = fuzz("--spec", spec, "--seed", "5", "--jobs", "2", "--format", "json")
     assert result.exit_code == 1
     document = json.loads(result.stdout)
     assert document["seeds"] == [5, 6] and document["counterexample"]["seed"] in (5, 6)
     alone = json.loads(fuzz("--spec", spec, "--seed", str(document["counterexample"]["seed"]), "--format", "json").stdout)
     assert alone["counterexample"]["trace"] == document["counterexample"]["trace"]
-    text = fuzz("--spec", spec, "--seed", "5", "--workers", "2")
+    text = fuzz("--spec", spec, "--seed", "5", "--jobs", "2")
     assert re.search(r"found by seed [56] after \d+ traces: re-run it alone with --seed [56]", text.stdout)
 
 
@@ -211,7 +211,7 @@ def test_workers_report_the_union_of_what_each_seed_fired_alone():
     def run(*args):
         return json.loads(fuzz("--examples", "15", "--format", "json", *args).stdout)
 
-    together = run("--seed", "1", "--workers", "2")
+    together = run("--seed", "1", "--workers", "2")  # --workers: the old name of --jobs, still taken
     alone = [run("--seed", "1"), run("--seed", "2")]
     assert together["seeds"] == [1, 2] and together["ok"]
     assert together["coverage"]["fired"] == sorted(set(alone[0]["coverage"]["fired"]) | set(alone[1]["coverage"]["fired"]))

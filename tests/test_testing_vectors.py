@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -108,7 +109,8 @@ def test_the_command_writes_traces_expected_documents_and_a_manifest(tmp_path):
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["gapstate"] == gapstate.__version__
     used = json.loads(CliRunner().invoke(main, ["check", "--format", "json"]).stdout)["spec"]  # the spec --spec would default to
-    assert manifest["spec"] == {"path": used, "sha256": hashlib.sha256(Path(used).read_bytes()).hexdigest()}
+    assert manifest["spec"] == {"path": os.path.relpath(used, out), "sha256": hashlib.sha256(Path(used).read_bytes()).hexdigest()}
+    assert (out / manifest["spec"]["path"]).resolve() == Path(used).resolve()  # relative to the manifest's folder
     listed = {entry["trace"] for entry in manifest["traces"]} | {entry["expected"] for entry in manifest["traces"]}
     assert listed | {"manifest.json"} == {path.name for path in out.iterdir()}
     for entry in manifest["traces"]:

@@ -31,10 +31,12 @@ from gapstate.errors import GapstateError
 )
 @click.option("--examples", type=click.IntRange(min=1), default=None, help="How many traces each worker generates.  [default: 500]")
 @click.option("--duration", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Run until the time is up instead of a number of traces.")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Processes, with seeds SEED, SEED+1, ...; all stop at the first failure.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Processes, with seeds SEED, SEED+1, ...; all stop at the first failure.")
+@click.option("--workers", type=click.IntRange(min=1), default=None, hidden=True)  # the old name of --jobs
 @click.option("--seed", type=int, default=None, help="Seed for a reproducible run (default: a random one, printed).")
 @click.option("--max-events", default=60, show_default=True, type=click.IntRange(min=1), help="Longest generated trace.")
-@click.option("--require-coverage", is_flag=True, help="Also fail unless the traces fired every reachable row.")
+@click.option("--require-all", is_flag=True, help="Also fail unless the traces fired every reachable row.")
+@click.option("--require-coverage", is_flag=True, hidden=True)  # the old name of --require-all
 @click.option("--save", "save_path", metavar="PATH", default=None, help="Write the shrunk trace to PATH (JSON Lines, for `gapstate replay`).")
 @reports_errors
 def fuzz(
@@ -42,9 +44,11 @@ def fuzz(
     fmt: str,
     examples: int | None,
     duration: float | None,
-    workers: int,
+    jobs: int,
+    workers: int | None,
     seed: int | None,
     max_events: int,
+    require_all: bool,
     require_coverage: bool,
     save_path: str | None,
 ) -> int:
@@ -52,7 +56,7 @@ def fuzz(
 
     A trace fails when a step breaks a rule or an event the table does not
     mark invalid matches no row. Exit 1 then (the shrunk trace is printed as
-    JSON Lines, ready for `gapstate replay`), or with --require-coverage when
+    JSON Lines, ready for `gapstate replay`), or with --require-all when
     some reachable row was never fired; 2 when the spec or an option cannot
     be used. Failing traces are kept in .hypothesis/ and replayed first next time.
     """
@@ -68,6 +72,8 @@ def fuzz(
     if save_path is not None:
         if not save_path or Path(save_path).is_dir() or not Path(save_path).resolve().parent.is_dir():
             raise GapstateError("cannot save there: not a file in an existing folder", file=save_path or "''")
+    workers = jobs if workers is None else workers
+    require_coverage = require_all or require_coverage
     spec = spec_for(spec_path)
     spec.require_steppable()
     if examples is None and duration is None:

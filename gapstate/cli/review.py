@@ -20,10 +20,11 @@ from gapstate.cli.output import say
 
 
 @main.command()
-@click.argument("paths", nargs=-1, metavar="OLD NEW | --git REV PATH")
+@click.argument("paths", nargs=-1, metavar="OLD NEW | --git REV [PATH]")
 @click.option("--git", "revision", metavar="REV", default=None, help=(
     "Compare PATH as it was at git revision REV (a commit, tag, HEAD~1...) with PATH in the working tree; "
-    "A..B compares it at A with it at B, A...B from the merge base of A and B, as git diff does."
+    "A..B compares it at A with it at B, A...B from the merge base of A and B, as git diff does. "
+    "Without PATH, the `spec` setting of [tool.gapstate]."
 ))
 @click.option(
     "--traces",
@@ -58,6 +59,13 @@ def diff(paths: tuple[str, ...], revision: str | None, traces: tuple[str, ...], 
     from gapstate.spec.source import read_revision, split_range
 
     wanted = 1 if revision is not None else 2
+    if revision is not None and not paths:
+        from gapstate.cli.config import resolve_spec_path
+
+        configured = resolve_spec_path(None)
+        if configured.bundled:
+            raise click.UsageError("--git REV without PATH compares the `spec` of [tool.gapstate], and none is set here: name PATH")
+        paths = (configured.path,)
     if len(paths) < wanted or (len(paths) > wanted and not traces):
         usage = "--git REV PATH takes one PATH" if revision is not None else "diff takes OLD and NEW (or --git REV PATH)"
         raise click.UsageError(f"{usage}; got {len(paths)} path{'s' if len(paths) != 1 else ''}")

@@ -127,11 +127,12 @@ def coverage(traces: tuple[str, ...], spec_path: str | None, fmt: str, jobs: int
     spec = spec_for(spec_path)
     spec.require_steppable()
     result = _fired(spec, traces, jobs or jobs_default(), "replaying", split_by, keep_going)
+    code = 1 if result.stopped or result.unusable or (require_all and result.never) else 0
     if fmt == "json":
-        say(to_json(result.to_dict()))
+        say(to_json({"ok": code == 0, **result.to_dict()}))
     else:
         say(coverage_text(result, {row.line: str(row) for row in spec.table.rows}))
-    return 1 if result.stopped or result.unusable or (require_all and result.never) else 0
+    return code
 
 
 @main.command()

@@ -58,7 +58,7 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> int:
     for vector in suite.vectors:
         files[f"{vector.name}.jsonl"] = "".join(line + "\n" for line in trace_lines(vector.trace))
         files[f"{vector.name}.expected.json"] = "".join(replay_json(vector.result)) + "\n"  # as `replay --format json` prints it
-    files[MANIFEST] = to_json(suite.manifest(digest, __version__)) + "\n"
+    files[MANIFEST] = to_json(suite.manifest(digest, __version__, outdir)) + "\n"
     write_folder(outdir, files, force)
     events = sum(len(vector.trace) for vector in suite.vectors)
     say(

@@ -64,6 +64,7 @@ class Explanation:
     def to_dict(self) -> dict[str, Any]:
         row = self.row
         return {
+            "ok": True,  # any row of the table is explained, reachable or not
             "spec": self.spec,
             "row": row.line,
             "text": str(row),

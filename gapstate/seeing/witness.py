@@ -117,6 +117,7 @@ class RowWitness:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
+            "ok": self.ok,
             "row": self.row.line,
             "state": self.row.state,
             "event": self.row.event,

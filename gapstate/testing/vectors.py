@@ -80,11 +80,18 @@ class Suite:
         fired = {line for vector in self.vectors for line in vector.rows}
         return tuple(line for line in self.reachable if line not in fired)
 
-    def manifest(self, sha256: str, version: str) -> dict[str, Any]:
-        """manifest.json: every trace with the rows it fires, the spec's path and digest, gapstate's version."""
+    def manifest(self, sha256: str, version: str, folder: str | None = None) -> dict[str, Any]:
+        """manifest.json: every trace with the rows it fires, the spec's path and digest, gapstate's version.
+
+        Written into `folder`, the spec's path is relative to it, so the
+        folder and the spec can move together (or be checked out elsewhere).
+        """
+        import os
+
+        path = self.spec if folder is None or self.spec == "<stdin>" else os.path.relpath(os.path.abspath(self.spec), os.path.abspath(folder))
         return {
             "gapstate": version,
-            "spec": {"path": self.spec, "sha256": sha256},
+            "spec": {"path": path, "sha256": sha256},
             "traces": [vector.manifest_entry() for vector in self.vectors],
             "reachable_rows": list(self.reachable),
             "refused_rows": list(self.refusable),
