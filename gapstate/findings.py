@@ -15,7 +15,7 @@ cost nothing to define, and this module is on the path of every
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from gapstate.spec.vocabulary import COUNTERS
 
@@ -34,23 +34,57 @@ def _valuation_text(valuation: Valuation) -> str:
     return f" when {shown}" if shown else ""
 
 
+class Cause(NamedTuple):
+    """The root finding another finding follows from: its kind and line, and what else names it.
+
+    A hole is named by its `state`, `event` and `guards` (a row's address:
+    `-` or `a,!b`); a broken rule by its `rule`. Fields that do not apply
+    are None and stay out of the JSON.
+    """
+
+    kind: str
+    line: int
+    state: str | None = None
+    event: str | None = None
+    guards: str | None = None
+    rule: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: value for name, value in self._asdict().items() if value is not None}
+
+    def __str__(self) -> str:
+        if self.kind == "not_total":
+            return f"the hole at {self.state} | {self.event} | {self.guards} (line {self.line})"
+        if self.kind == "rule":
+            return f"the {self.rule} breach at line {self.line}"
+        return f"the {self.kind} finding at line {self.line}"
+
+
 class Finding:
     """A defect of the spec at one line; subclasses say which kind and hold its fields.
 
     `template` is formatted with `parts()`: the record's own fields, plus
     whatever a subclass derives from them. The fields named in `exported`
-    go into the JSON form, as `export()` gives them.
+    go into the JSON form, as `export()` gives them. `cause` is None for a
+    root, and for a finding that only follows from another (a row cut off
+    by a hole, a rule broken only past another breach) that root's `Cause`:
+    fixing the root is what fixes it.
     """
 
     kind: ClassVar[str] = "finding"
     template: ClassVar[str] = ""
     exported: ClassVar[tuple[str, ...]] = ()
     trace: tuple[dict[str, Any], ...] = ()  # a trace that replays the finding: only a rule breach has one
-    __slots__ = ("line", "column")
+    __slots__ = ("line", "column", "cause")
 
     def __init__(self, line: int, column: int = 1):
         self.line = line
         self.column = column
+        self.cause: Cause | None = None
+
+    def as_cause(self) -> Cause:
+        """How a finding that follows from this one names it."""
+        return Cause(self.kind, self.line)
 
     def parts(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in type(self).__slots__}
@@ -70,6 +104,7 @@ class Finding:
             "message": self.message,
         }
         out.update(self.export())
+        out["cause"] = self.cause.to_dict() if self.cause is not None else None
         return out
 
     def __repr__(self) -> str:
@@ -230,6 +265,10 @@ class NotTotal(Finding):
     def export(self) -> dict[str, Any]:
         return {"state": self.state, "event": self.event, "valuation": dict(self.valuation)}
 
+    def as_cause(self) -> Cause:
+        guards = ",".join(g if v else f"!{g}" for g, v in self.cube) or "-"
+        return Cause(self.kind, self.line, state=self.state, event=self.event, guards=guards)
+
 
 class Ambiguous(Finding):
     """Two rows match the same (state, event, guard valuation)."""
@@ -265,28 +304,31 @@ class Ambiguous(Finding):
 
 
 class Unreachable(Finding):
-    """A row that no reachable configuration fires and no `@unreachable` allows."""
+    """A row that no reachable configuration fires and no `@unreachable` allows.
+
+    `reason` says why (its state is never entered, its guards never hold
+    there, an earlier row takes its valuations). With a `cause`, the row is
+    cut off by that root and the message gives no advice of its own: mending
+    the root is what brings it back.
+    """
 
     kind = "unreachable"
-    template = (
-        "row `{row}` fires on no reachable configuration; remove it, "
-        "fix the rows that should lead to it, or allow it with @unreachable"
-    )
-    __slots__ = ("row", "cause")
+    __slots__ = ("row", "reason")
 
-    def __init__(self, line: int, column: int, row: str, cause: str = ""):
+    def __init__(self, line: int, column: int, row: str, reason: str = ""):
         super().__init__(line, column)
         self.row = row  # the row as written
-        self.cause = cause  # why nothing reaches it, when the proof knows: "no row leads to REQUESTED"
+        self.reason = reason
 
     @property
     def message(self) -> str:
-        if self.cause:
-            return (
-                f"row `{self.row}` fires on no reachable configuration: {self.cause}; "
-                "add the row that should lead there, or remove this state's rows"
-            )
-        return self.template.format(row=self.row)
+        head = f"row `{self.row}` fires on no reachable configuration"
+        why = f": {self.reason}" if self.reason else ""
+        if self.cause is not None:
+            return f"{head}{why}; every way in passes through {self.cause}: mend that, not this row"
+        if self.reason.startswith("no row leads to"):
+            return f"{head}{why}; add the row that should lead there, or remove this state's rows"
+        return f"{head}{why}; fix the rows that should lead to it, remove it, or allow it with @unreachable"
 
 
 class AllowanceProblem(Enum):
@@ -349,6 +391,9 @@ class RuleBroken(Finding):
 
     def export(self) -> dict[str, Any]:
         return {"rule": self.rule, "trace": [dict(event) for event in self.trace]}
+
+    def as_cause(self) -> Cause:
+        return Cause(self.kind, self.line, rule=self.rule)
 
 
 class DiagramProblem(Enum):

@@ -61,7 +61,10 @@ def test_overlapping_guards_are_ambiguous_with_a_shared_valuation():
     valuation = found[0].to_dict()["valuation"]
     assert valuation["attempts_left"] is False
     added = line_of(text, "DUE | busy_end | !attempts_left")
-    assert all(added in f.to_dict()["rows"] and f.line == max(f.to_dict()["rows"]) for f in found)
+    # the row that overlaps both neighbours is the one to narrow: every overlap is reported at it,
+    # and the second follows from the first
+    assert all(added in f.to_dict()["rows"] and f.line == added for f in found)
+    assert [f.cause for f in found] == [None] + [found[0].as_cause()] * (len(found) - 1)
 
 
 def test_a_wildcard_row_overlapping_a_state_row_is_ambiguous_once():

@@ -13,6 +13,7 @@ from gapstate.findings import (
     Contradiction,
     Finding,
 )
+from gapstate.proof.causes import attribute
 from gapstate.proof.explore import explore
 from gapstate.proof.reach import reachability
 from gapstate.proof.rules import rule_findings
@@ -66,7 +67,8 @@ def check(spec: Spec, progress: Callable[[int, int], None] | None = None) -> Che
     if spec.steppable:
         assert table is not None
         findings.extend(coverage(table))
-        exploration = explore(Machine(table), progress)
+        machine = Machine(table)
+        exploration = explore(machine, progress)
         stats["configurations"] = len(exploration)
         # Rows already reported as contradictory or ambiguous do not fire for
         # the reason those findings give; calling them unreachable too is noise.
@@ -75,6 +77,7 @@ def check(spec: Spec, progress: Callable[[int, int], None] | None = None) -> Che
         findings.extend(reach)
         stats["unreachable_allowed"] = allowed
         findings.extend(rule_findings(exploration))
+        attribute(findings, table, machine, exploration)
         findings.extend(diagram_findings(spec.text, table, spec.path))
     findings.sort(key=lambda f: f.sort_key)
     read = (len(table.rows), len(table.caps), len(table.allowances)) if table else (0, 0, 0)

@@ -13,7 +13,7 @@ from gapstate.findings import (
 )
 from gapstate.proof.explore import Exploration
 from gapstate.run.machine import Machine
-from gapstate.spec.table import ANY_STATE, STAY, Table
+from gapstate.spec.table import Table
 from gapstate.spec.vocabulary import (
     EVENTS,
     Config,
@@ -43,12 +43,10 @@ def reachability(table: Table, exploration: Exploration, skip: set[int]) -> tupl
             continue
         first = allowed.setdefault(row.line, allowance.line)
         findings.append(StaleAllowance(allowance.line, 1, reason, str(allowance), row.line, first))
-    entered = {row.next for row in table.rows if row.next != STAY} | {table.initial}
     for row in table.rows:
         if row.invalid or row.line in exploration.fired or row.line in allowed or row.line in skip:
             continue
-        cause = f"no row leads to {row.state}" if row.state not in entered and row.state != ANY_STATE else ""
-        findings.append(Unreachable(row.line, 1, str(row), cause))
+        findings.append(Unreachable(row.line, 1, str(row)))
     return findings, held
 
 

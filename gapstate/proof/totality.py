@@ -59,7 +59,22 @@ def coverage(table: Table) -> list[Finding]:
                 example = next(v for v in uncovered if all(v[i] == b for i, b in cube))
                 literals = tuple((names[i], b) for i, b in cube)
                 findings.append(NotTotal(line, 1, state, event, tuple(zip(names, example)), literals))
-    return findings
+    return _every_state(findings, len(table.states))
+
+
+def _every_state(findings: list[Finding], states: int) -> list[Finding]:
+    """One hole for every state at once (a `*` row deleted) is one finding, with the `*` row to add."""
+    holes: dict[tuple[str, frozenset], list[NotTotal]] = {}
+    for finding in findings:
+        if isinstance(finding, NotTotal):
+            holes.setdefault((finding.event, frozenset(finding.cube)), []).append(finding)
+    merged: dict[int, NotTotal] = {}
+    for group in holes.values():
+        if states > 1 and len(group) == states:
+            first = min(group, key=lambda f: f.line)
+            merged[id(group[0])] = NotTotal(first.line, 1, "*", first.event, first.valuation, first.cube)
+            merged.update({id(f): None for f in group[1:]})  # type: ignore[misc]
+    return [merged.get(id(f), f) for f in findings if merged.get(id(f), f) is not None]
 
 
 Cube = tuple[tuple[int, bool], ...]  # (guard position, value) for each guard the cube fixes

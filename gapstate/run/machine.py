@@ -185,6 +185,21 @@ class Machine:
         return Outcome(Status.OK, after, row, named, row.actions, broken, compiled.commits)
 
 
+    def step_as(self, before: Config, event: str, row: Row) -> Config:
+        """Where `row` would take the event from `before`, whatever the table matches there.
+
+        For asking what a missing or mistaken row could have done (see
+        `proof.causes`); no rule is checked.
+        """
+        fields = list(_after_sets(before, event))
+        for index, value in _EVENT_THEN[event]:
+            fields[index] = value
+        for index, add, value in _compile(row).effects:
+            fields[index] = fields[index] + value if add else value
+        fields[_STATE] = row.target(before.state)
+        return Config._make(fields)
+
+
 @lru_cache(maxsize=8)
 def compiled(table: Table) -> Machine:
     """The machine for a table, built once per table (a Table is a hashable tuple).

@@ -10,14 +10,13 @@ words, why no reachable configuration matches it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Any
 
 from gapstate.errors import GapstateError
 from gapstate.run.machine import Machine
-from gapstate.spec.vocabulary import GUARDS, INVALID, Config
+from gapstate.spec.vocabulary import INVALID, Config
 from gapstate.spec.load import Spec
-from gapstate.spec.table import Literal, Row, Table, format_guards
+from gapstate.spec.table import Row, Table, format_guards
 
 FIRES = "fires"
 REFUSED = INVALID  # the row is `invalid`: it refuses its event, and the trace ends on that refusal
@@ -163,48 +162,9 @@ def witness(ways: Ways, row: Row, state: str | None = None) -> RowWitness:
     return RowWitness(row, FIRES, tuple(found.trace), steps, None)
 
 
-def _holds(literals: tuple[Literal, ...], values: dict[str, bool]) -> bool:
-    return all(values[lit.guard] == lit.positive for lit in literals)
-
-
 def why_unreachable(ways: Ways, row: Row) -> str:
-    """Why no reachable configuration fires `row`, in the guards' own words.
+    """Why no reachable configuration fires `row` (see `proof.causes.why_unreachable`, which `check` shares)."""
+    from gapstate.proof.causes import why_unreachable as why
 
-    Either no reachable configuration is in its state; or the smallest set
-    of its guards that never hold together there (one guard, for the
-    bundled table's three allowed rows: every reachable OPEN or DUE
-    configuration still has an attempt left); or an earlier row takes every
-    valuation it matches.
-    """
     assert ways.spec.table is not None
-    states = {s for s in ways.spec.table.states if row.applies_to(s)}
-    where = " or ".join(sorted(states)) if row.state != "*" else "any state"
-    configs = ways.configurations(states)
-    if not configs:
-        return f"no reachable configuration is in {where}"
-    machine = ways.machine
-    valuations = [
-        machine.guard_values(c, row.event, choice)[1] for c in configs for choice in machine.choices(c, row.event)
-    ]
-    count = f"{len(configs)} reachable {where} configuration{'s' if len(configs) != 1 else ''}"
-    for size in range(1, len(row.guards) + 1):
-        for subset in combinations(row.guards, size):
-            if any(_holds(subset, values) for values in valuations):
-                continue
-            if size == 1:
-                (lit,) = subset
-                always = "true" if not lit.positive else "false"
-                return (
-                    f"`{lit}` never holds on {row.event}: {lit.guard} ({GUARDS[lit.guard].meaning}) "
-                    f"is {always} in every one of the {count}"
-                )
-            shown = ", ".join(f"`{lit}`" for lit in subset)
-            return f"{shown} never hold together on {row.event} in any of the {count}"
-    taken = sorted({
-        machine.step(c, row.event, choice).row.line  # type: ignore[union-attr]
-        for c in configs
-        for choice in machine.choices(c, row.event)
-        if _holds(row.guards, machine.guard_values(c, row.event, choice)[1])
-    })
-    lines = ", ".join(str(line) for line in taken)
-    return f"every reachable valuation it matches is taken by the row{'s' if len(taken) != 1 else ''} at line {lines}, written first"
+    return why(ways.machine, ways.configurations(set(ways.spec.table.states)), ways.spec.table, row)
