@@ -325,7 +325,7 @@ class Unreachable(Finding):
         head = f"row `{self.row}` fires on no reachable configuration"
         why = f": {self.reason}" if self.reason else ""
         if self.cause is not None:
-            return f"{head}{why}; every way in passes through {self.cause}: mend that, not this row"
+            return f"{head}{why}; it follows from {self.cause}: mend that, not this row"
         if self.reason.startswith("no row leads to"):
             return f"{head}{why}; add the row that should lead there, or remove this state's rows"
         return f"{head}{why}; fix the rows that should lead to it, remove it, or allow it with @unreachable"

@@ -63,8 +63,11 @@ def test_check_sarif_has_one_rule_per_kind_and_one_result_per_finding():
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"] == finding["kind"]
         region = result["locations"][0]["physicalLocation"]["region"]
         assert (region["startLine"], region["startColumn"]) == (finding["line"], finding["column"])
+        # a finding that follows from another is a note: fixing its root fixes it
+        assert result["level"] == ("error" if finding["cause"] is None else "note")
+        assert result["properties"]["cause"] == finding["cause"]
         if finding["kind"] == "rule":
-            assert result["properties"] == {"rule": finding["rule"], "trace": finding["trace"]}
+            assert result["properties"] == {"rule": finding["rule"], "trace": finding["trace"], "cause": finding["cause"]}
 
 
 def test_an_absolute_spec_path_becomes_a_file_uri(tmp_path):

@@ -50,6 +50,21 @@ class CheckResult(Result):
             "findings": [f.to_dict() for f in self.findings],
         }
 
+    def grouped(self) -> list[tuple[Finding, list[Finding]]]:
+        """Each root finding, in line order, with the findings that follow from it."""
+        roots = [f for f in self.findings if f.cause is None]
+        keys = {(f.kind, f.line, getattr(f, "rule", None)): f for f in roots}
+        under: dict[int, list[Finding]] = {id(f): [] for f in roots}
+        for finding in self.findings:
+            if finding.cause is not None:
+                root = keys.get((finding.cause.kind, finding.cause.line, finding.cause.rule))
+                if root is None:  # pragma: no cover - every cause names a root of the same result
+                    roots.append(finding)
+                    under[id(finding)] = []
+                else:
+                    under[id(root)].append(finding)
+        return [(root, under[id(root)]) for root in roots]
+
 
 
 

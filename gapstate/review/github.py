@@ -46,7 +46,8 @@ def error_github(error: GapstateError | Unusable) -> str:
 
 
 def check_github(outcomes: Iterable[CheckResult | GapstateError]) -> str:
-    """One `::error` per finding of each spec checked, at its line and column; one per spec that could not be read.
+    """One `::error` per root finding of each spec checked (a `::notice` for one that follows from another),
+    at its line and column; one per spec that could not be read.
 
     `outcomes` holds, per spec, its check result or the GapstateError that stopped it.
     """
@@ -57,7 +58,7 @@ def check_github(outcomes: Iterable[CheckResult | GapstateError]) -> str:
             continue
         lines.extend(
             command(
-                "error",
+                "error" if finding.cause is None else "notice",  # a consequence is fixed by fixing its root
                 _with_trace(finding.message, finding.trace),
                 file=outcome.spec,
                 line=finding.line,

@@ -74,7 +74,7 @@ def _result(finding: Any, spec: str, index: dict[str, int]) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "ruleId": finding.kind,
         "ruleIndex": index[finding.kind],
-        "level": "error",
+        "level": "error" if finding.cause is None else "note",  # a consequence is fixed by fixing its root
         "message": {"text": finding.message},
         "locations": [_location(spec, finding.line, finding.column)],
     }

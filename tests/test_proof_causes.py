@@ -1,0 +1,137 @@
+"""gapstate.proof.causes: one mistake, one root finding; the rest name it as their cause; why a row never fires."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .support import check_text, line_of, run, variant
+
+COMMIT = "SENDING | send_ok | !late_loss | REQUESTED | commit_request"
+
+
+def roots(findings):
+    return [f for f in findings if f.cause is None]
+
+
+def test_a_deleted_row_is_one_root_hole_and_what_it_cuts_off_follows_from_it():
+    text = variant(COMMIT, "")
+    findings = check_text(text).findings
+    assert len(findings) > 10  # the hole, and every REQUESTED row it cuts off
+    [hole] = roots(findings)
+    assert (hole.kind, hole.state, hole.event, dict(hole.cube)) == ("not_total", "SENDING", "send_ok", {"late_loss": False})
+    assert all(f.cause == hole.as_cause() for f in findings if f is not hole)
+    cut_off = [f for f in findings if f.kind == "unreachable"]
+    assert cut_off and all("remove" not in f.message and "mend that, not this row" in f.message for f in cut_off)
+
+
+def test_json_gives_every_finding_a_cause_null_for_a_root_and_the_hole_for_a_consequence(tmp_path):
+    spec = tmp_path / "spec.md"
+    spec.write_text(variant(COMMIT, ""), encoding="utf-8")
+    findings = json.loads(run("check", str(spec), "--format", "json").stdout)["findings"]
+    assert all("cause" in f for f in findings)
+    [root] = [f for f in findings if f["cause"] is None]
+    hole = {"kind": "not_total", "line": root["line"], "state": "SENDING", "event": "send_ok", "guards": "!late_loss"}
+    assert all(f["cause"] == hole for f in findings if f is not root)
+
+
+def test_text_shows_the_consequences_under_their_root_and_counts_the_roots(tmp_path):
+    spec = tmp_path / "spec.md"
+    spec.write_text(variant(COMMIT, ""), encoding="utf-8")
+    lines = run("check", str(spec)).stdout.splitlines()
+    top = [line for line in lines if line.startswith(f"{spec}:")]
+    assert len(top) == 1 and ": not_total: " in top[0]
+    follow = [line for line in lines if line.startswith(f"    {spec}:")]
+    assert follow and all(": unreachable: " in line for line in follow)
+    assert f"findings: 1 to fix, {len(follow)} follow from it" in lines[-1]
+
+
+def test_a_wildcard_row_deleted_is_one_hole_with_the_wildcard_row_to_add():
+    findings = check_text(variant("* | busy_start | - | = | noop", "")).findings
+    [hole] = roots(findings)
+    assert (hole.kind, hole.state, hole.event) == ("not_total", "*", "busy_start")
+    assert "add the row `* | busy_start | - | ? | ?`" in hole.message
+
+
+def test_a_negated_guard_is_one_root_overlap_at_that_row_and_the_hole_it_left_follows():
+    old = "OPEN | floor_released | !busy,budget_left,attempts_left | SENDING | send_request"
+    text = variant(old, old.replace("!busy", "busy"))
+    findings = check_text(text).findings
+    [root] = roots(findings)
+    assert (root.kind, root.line) == ("ambiguous", line_of(text, "OPEN | floor_released | busy,budget_left"))
+    assert [f.kind for f in findings if f.cause == root.as_cause()] == ["not_total"]
+
+
+def test_a_dropped_guard_is_reported_at_the_widened_row():
+    old = "OPEN | floor_released | busy | DUE | defer_no_interrupt"
+    text = variant(old, "OPEN | floor_released | - | DUE | defer_no_interrupt")
+    findings = check_text(text).findings
+    [root] = roots(findings)
+    assert root.line == line_of(text, "OPEN | floor_released | - |")
+    assert all(f.kind == "ambiguous" and f.line == root.line for f in findings)
+
+
+def test_a_rule_broken_only_past_another_breach_follows_from_it():
+    # sending while busy at 195 lets the episode run on to spend more than the session cap allows
+    text = variant("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
+    findings = check_text(text).findings
+    [root] = roots(findings)
+    assert (root.kind, root.rule) == ("rule", "send-while-busy")
+    assert {f.rule for f in findings if f.cause is not None} >= {"cap-exceeded"}
+
+
+def test_an_allowance_of_a_deleted_row_follows_from_the_hole_it_left():
+    text = variant("DUE | busy_end | budget_left,!attempts_left | CLEAR | unrepaired_attempts", "")
+    findings = check_text(text).findings
+    [root] = roots(findings)
+    assert root.kind == "not_total"
+    assert [f.kind for f in findings if f.cause is not None] == ["stale_allowance"]
+
+
+# why a row is unreachable ---------------------------------------------------------
+
+
+def test_an_unreachable_row_names_the_valuations_that_do_occur():
+    text = variant("@unreachable DUE | busy_end | budget_left,!attempts_left", "")
+    [finding] = check_text(text).findings
+    assert "`!attempts_left` never holds on busy_end" in finding.message
+    assert "the valuations that occur there: `!budget_left,attempts_left`, `budget_left,attempts_left`" in finding.message
+    assert "allow it with @unreachable" in finding.message  # a root keeps its advice
+
+
+@pytest.mark.parametrize(
+    "old, new, reason",
+    [
+        (COMMIT, COMMIT.replace("REQUESTED | commit", "DUE | commit"), "no row leads to REQUESTED"),
+        (
+            "REQUESTED | loss_voiced | dup | = | note_dup",
+            "REQUESTED | loss_voiced | dup | = | note_dup\nREQUESTED | loss_voiced | - | = | note_dup",
+            None,
+        ),
+    ],
+)
+def test_an_unreachable_row_says_why(old, new, reason):
+    findings = check_text(variant(old, new)).findings
+    unreachable = [f for f in findings if f.kind == "unreachable"]
+    if reason is not None:
+        assert unreachable and all(reason in f.message for f in unreachable)
+    else:  # an overlap whose later row is taken is the overlap's finding, not also an unreachable one
+        assert not unreachable and {f.kind for f in findings} == {"ambiguous"}
+
+
+def test_a_row_taken_by_an_earlier_one_says_which():
+    from gapstate.proof.causes import why_unreachable
+    from gapstate.proof.explore import explore
+    from gapstate.run.machine import Machine
+    from gapstate.spec.load import parse_spec
+
+    text = variant("CLEAR | busy_end | - | = | noop", "CLEAR | busy_end | - | = | noop\nCLEAR | loss_silent | - | = | noop")
+    table = parse_spec(text, "spec.md").table
+    machine = Machine(table)
+    configs = [c for c in explore(machine).configs() if not c.ended]
+    row = next(r for r in table.rows if str(r) == "CLEAR | loss_silent | - | = | noop")
+    wildcard = line_of(text, "* | loss_silent")
+    assert why_unreachable(machine, configs, table, row) == (
+        f"every reachable valuation it matches is taken by the row at line {wildcard}, written first"
+    )
