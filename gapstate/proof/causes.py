@@ -319,7 +319,7 @@ class _Walker:
         actions = dict.fromkeys(r.actions for r in table.rows if not r.invalid)
         actions.update(dict.fromkeys((name,) for name, act in ACTIONS.items() if act.add or act.sets))
         self.anywhere = {
-            event: [Row(0, "*", event, (), state, acts, ()) for state in table.states for acts in (("noop",), *actions)]
+            event: [Row(0, "*", event, (), state, acts, ()) for state in table.states for acts in ((), *actions)]
             for event in EVENTS
         }
 
