@@ -255,3 +255,13 @@ def test_identical_tables_exit_0_and_a_malformed_trace_exits_2_naming_it(tmp_pat
     assert result.exit_code == 2 and f"{bad}:2:" in result.stderr and "unknown event 'nap'" in result.stderr
     assert run("diff", old, new, "extra.jsonl").exit_code == 2  # a third path only with --traces
     assert run("diff", old, new, "--split-by", "session").exit_code == 2
+
+
+def test_github_without_traces_notes_each_changed_row_and_a_removed_one_on_the_file(tmp_path):
+    removed = "SENDING | busy_end | - | = | noop"
+    old, new = write_specs(tmp_path, with_rows([changed(row, "actions") if row == ROWS[3] else row for row in ROWS if row != removed]))
+    shown = run("diff", old, new, "--format", "github").stdout.splitlines()
+    assert shown[0] == f"::notice file={new},title=behaviour change::behaviour: SENDING | busy_end always: old line {line_of(SPEC_TEXT, removed)}: SENDING | noop -> no row (new)"
+    row = line_of(with_rows(ROWS), ROWS[3])
+    assert shown[1] == f"::notice file={new},line={row},title=behaviour change::behaviour: CLEAR | loss_voiced when dup: old line {row}: CLEAR | note_dup -> new line {row}: CLEAR | note_dup,noop"
+    assert len(shown) == 2

@@ -85,6 +85,8 @@ def test_sessions_are_named_path_hash_value_in_order_of_first_appearance_and_sto
         ('{"sid": "a", "event": "nap"}', "session a: unknown event 'nap'"),
         ('{"sid": "a", "event": "busy_end", "t": 0}', "session a: 't' goes back in time: 0 after 2"),
         ("not json", "not valid JSON"),
+        ('{"sid": "a\\u001b[2J", "event": "busy_end"}', "'sid' holds a character that cannot be printed"),
+        ('{"sid": "' + "x" * 201 + '", "event": "busy_end"}', "'sid' is longer than 200 characters"),
     ],
 )
 def test_a_bad_line_of_a_log_is_unusable_input_naming_the_file_and_line(tmp_path, line, said):

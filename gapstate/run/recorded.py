@@ -163,6 +163,8 @@ def _replay_log(machine: Any, path: str, split_by: str, tally: Tally, keep_going
                         raise _FileProblem(line, f"more than {MAX_SESSIONS:,} sessions in one file", None)
                     if len(name) > MAX_KEY:
                         raise _FileProblem(line, f"'{split_by}' is longer than {MAX_KEY} characters", None)
+                    if not name.isprintable():  # a session's name is printed: no line breaks or terminal controls
+                        raise _FileProblem(line, f"'{split_by}' holds a character that cannot be printed", None)
                     live = sessions[name] = _Open(Session(machine), *tally())
                 if live.bad is not None:
                     continue
