@@ -56,7 +56,7 @@ def test_the_exploration_is_exactly_the_plain_search(caps, defect):
            for config in exploration.configs()}
     assert got == oracle
     broken = {(rule, line, source, event, choice)
-              for (rule, line), sources in exploration.broken.items() for source, event, choice in sources}
+              for (rule, line), sources in exploration.broken.items() for source, event, choice, _ in sources}
     expected = {(rule, line, config, event, choice) for config in oracle for event, choice, _, line, clean in oracle[config]
                 if not clean for rule in machine.step(config, event, choice).broken}
     assert broken == expected
@@ -101,14 +101,15 @@ def test_progress_is_reported_up_to_its_total():
     assert len(calls) > 1
 
 
-def test_moves_and_edges_list_every_step_once():
+def test_successors_list_every_step_once_and_clean_steps_the_ones_that_break_nothing():
     machine = Machine(parse_spec(variant(*SENDS_WHILE_BUSY), "spec.md").table)
     exploration = explore(machine)
-    steps = list(exploration.edges())
-    assert len(steps) == sum(len(exploration.successors(c)) for c in exploration.configs())
+    steps = [(c, e) for c in exploration.configs() for e in exploration.successors(c)]
+    assert len(steps) == len({(c, e.event, e.choice) for c, e in steps})
     source, edge = next((s, e) for s, e in steps if not e.clean)
-    assert (edge.event, edge.choice, edge.row, False) in exploration.moves(source, edge.target)
-    assert {m.row for s, e in steps for m in exploration.moves(s, e.target)} == exploration.fired
+    assert machine.step(source, edge.event, edge.choice).broken
+    assert edge not in exploration.clean_steps(source)
+    assert {e.row for _, e in steps} == exploration.fired
 
 
 def test_successors_by_target_group_the_same_steps_as_networkx_lists_neighbours():

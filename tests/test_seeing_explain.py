@@ -8,7 +8,7 @@ import pytest
 
 import gapstate
 from gapstate.seeing.explain import explain
-from gapstate.seeing.witness import FIRES, REFUSED, UNREACHABLE, Ways, find_row, witness
+from gapstate.seeing.witness import FIRES, REFUSED, UNREACHABLE, Ways, locate, witness
 
 from .support import SPEC_TEXT, run
 
@@ -23,7 +23,7 @@ def ways():
 
 
 def test_explain_counts_configurations_and_checks_the_rules_of_a_send(ways):
-    row = find_row(TABLE, "OPEN | floor_released | !busy,budget_left,attempts_left", "spec")
+    row = locate(TABLE, "OPEN | floor_released | !busy,budget_left,attempts_left", "spec")[0]
     said = explain(ways, row).to_dict()
     assert said["status"] == "fires" and said["configurations"] == len({w.config for w in ways.of(row)}) > 0
     rules = {note["id"]: note for note in said["rules"]}
@@ -36,7 +36,7 @@ def test_explain_counts_configurations_and_checks_the_rules_of_a_send(ways):
 
 def test_explain_of_an_allowed_row_says_why_it_never_fires(ways):
     line = min(ALLOWED)
-    said = explain(ways, find_row(TABLE, str(line), "spec")).to_dict()
+    said = explain(ways, locate(TABLE, str(line), "spec")[0]).to_dict()
     assert said["status"] == "unreachable" and said["allowed_unreachable"] is True
     assert said["configurations"] == 0 and said["trace"] is None
     assert "never holds" in said["reason"]

@@ -10,7 +10,7 @@ import gapstate
 from gapstate.errors import GapstateError
 from gapstate.run.replayer import replay
 from gapstate.run.trace import from_dicts
-from gapstate.seeing.witness import FIRES, REFUSED, UNREACHABLE, Ways, find_row, locate, witness
+from gapstate.seeing.witness import FIRES, REFUSED, UNREACHABLE, Ways, locate, witness
 
 from .support import SPEC_TEXT, line_of, run, variant
 
@@ -38,7 +38,7 @@ def test_every_reachable_row_has_a_witness_that_replays_to_it(ways):
 def test_the_allowed_rows_have_no_witness_because_an_attempt_is_always_left(ways):
     assert len(ALLOWED) == 3
     for line in ALLOWED:
-        found = witness(ways, find_row(TABLE, str(line), "spec"))
+        found = witness(ways, locate(TABLE, str(line), "spec")[0])
         assert found.status == UNREACHABLE and found.trace is None
         assert "`!attempts_left` never holds" in found.reason
         assert "attempts_left (episode_attempts is below its cap) is true in every one of the" in found.reason
@@ -55,10 +55,10 @@ def test_every_invalid_row_gets_the_shortest_trace_ending_on_its_refusal(ways):
 
 
 def test_rows_are_found_by_line_or_by_address_with_guards_in_any_order():
-    row = find_row(TABLE, "OPEN | floor_released | attempts_left, !busy ,budget_left", "spec")
+    row = locate(TABLE, "OPEN | floor_released | attempts_left, !busy ,budget_left", "spec")[0]
     assert str(row) == "OPEN | floor_released | !busy,budget_left,attempts_left | SENDING | send_request"
-    assert find_row(TABLE, str(row.line), "spec") == row
-    assert find_row(TABLE, "*|loss_silent|-", "spec").actions == ("note_trim",)
+    assert locate(TABLE, str(row.line), "spec")[0] == row
+    assert locate(TABLE, "*|loss_silent|-", "spec")[0].actions == ("note_trim",)
 
 
 def test_a_state_that_a_star_row_covers_names_that_row_fired_in_that_state():
@@ -81,7 +81,7 @@ def test_a_state_that_a_star_row_covers_names_that_row_fired_in_that_state():
 )
 def test_an_address_that_names_no_row_says_why(address, says):
     with pytest.raises(GapstateError) as error:
-        find_row(TABLE, address, "spec.md")
+        locate(TABLE, address, "spec.md")[0]
     assert says in str(error.value) and str(error.value).startswith("spec.md")
 
 
@@ -92,7 +92,7 @@ def test_a_witness_on_a_defective_table_walks_only_steps_that_break_no_rule():
     text = variant("CLEAR | candidate_start | - | = | noop", "CLEAR | candidate_start | - | SENDING | send_request")
     spec = gapstate.load_spec(text)
     ways = Ways(spec)
-    row = find_row(spec.table, "SENDING | send_ok | !late_loss", "spec")
+    row = locate(spec.table, "SENDING | send_ok | !late_loss", "spec")[0]
     found = witness(ways, row)
     result = replay(spec, from_dicts(found.trace))
     assert result.ok and result.steps[-1].row == row.line

@@ -27,30 +27,19 @@ from gapstate.spec.vocabulary import (
 )
 
 
-class Breach(NamedTuple):
-    """Where a rule breaks: the configuration, and the event and choice that break it there."""
+class Firing(NamedTuple):
+    """One reachable step from `config`: `event`, with `choice` the value of the guard its payload sets.
 
-    source: Config
+    `clean` is False when the step breaks a rule. The proof keeps the steps
+    that break each rule this way (`Exploration.broken`), and `reach.firings`
+    the steps that match each row; a step matching an `invalid` row is a
+    refusal: the replay stops on it, and it breaks nothing.
+    """
+
+    config: Config
     event: str
     choice: bool
-
-
-class Walked(NamedTuple):
-    """One step of a walk through the configuration graph."""
-
-    event: str
-    choice: bool  # the value of the guard the event's payload sets
-    row: int  # the line of the row that fires
-    target: Config  # the configuration after the step
-
-
-class Move(NamedTuple):
-    """One way along an edge of the exploration: the event, its chosen guard's value, the row fired."""
-
-    event: str
-    choice: bool
-    row: int  # the line of the row that fired
-    clean: bool  # the step breaks no rule
+    clean: bool
 
 
 class Edge(NamedTuple):
@@ -72,10 +61,10 @@ class Exploration:
       `config in exploration`;
     - `successors(config)`: the `Edge`s out of it, each (event, choice)
       once, in event order; a configuration past a cap has none (it is not
-      expanded); `moves(source, target)`: the `Move`s along one edge;
-      `edges()`: every step, as (source, Edge);
+      expanded); `clean_steps(config)` those that break no rule, and `walk`
+      and `firing`, shortest walks along them;
     - `fired`: the lines of the rows that fired; `broken`: for each (rule,
-      row line) every (source configuration, event, choice) that breaks it;
+      row line) every step (a `Firing`) that breaks it;
     - `graph`: a networkx DiGraph of the configurations, each edge once,
       with `clean` true when some step along it breaks no rule, and
       `clean_graph()`, for reachability and shortest paths;
@@ -92,9 +81,8 @@ class Exploration:
     """
 
     def __init__(self, packing: "_Packing", initial: int, seen: dict[int, None], classes: dict[int, tuple],
-                 fired: set[int], broken: dict[tuple[str, int], list[Breach]]):
+                 fired: set[int], broken: dict[tuple[str, int], list[Firing]]):
         self._packing = packing
-        self._initial = initial
         self._seen = seen  # node -> None, in breadth-first order
         self._classes = classes  # class representative -> its steps as (delta, event, choice, line, clean)
         self.initial = packing.decode(initial)
@@ -113,18 +101,6 @@ class Exploration:
 
     def configs(self) -> Iterator[Config]:
         return map(self._packing.decode, self._seen)
-
-    def moves(self, source: Config, target: Config) -> list[Move]:
-        """What leads along the edge from `source` to `target`: each (event, choice, row, clean), in event order."""
-        return [Move(e.event, e.choice, e.row, e.clean) for e in self.successors(source) if e.target == target]
-
-    def edges(self) -> Iterator[tuple[Config, Edge]]:
-        """Every step of the exploration, as (source, Edge), sources in breadth-first order."""
-        decode = self._packing.decode
-        for node in self._seen:
-            source = decode(node)
-            for event, choice, target, line, clean in self._steps(node):
-                yield source, Edge(event, choice, decode(target), line, clean)
 
     def successors(self, config: Config, by_target: bool = False) -> tuple[Edge, ...]:
         """The steps out of `config` in event order; `by_target` groups them by target, in the order
@@ -165,11 +141,11 @@ class Exploration:
         graph = self.graph
         return nx.subgraph_view(graph, filter_edge=lambda u, v: graph.edges[u, v]["clean"])
 
-    def clean_steps(self, config: Config) -> list[Walked]:
+    def clean_steps(self, config: Config) -> list[Edge]:
         """The steps that leave `config` breaking no rule, in exploration order (by target, then event)."""
-        return [Walked(e.event, e.choice, e.row, e.target) for e in self.successors(config, by_target=True) if e.clean]
+        return [e for e in self.successors(config, by_target=True) if e.clean]
 
-    def walk(self, source: Config, goal: Callable[[Config], Any]) -> tuple[list[Walked], Config, Any] | None:
+    def walk(self, source: Config, goal: Callable[[Config], Any]) -> tuple[list[Edge], Config, Any] | None:
         """The shortest clean walk from `source` to a configuration where `goal` is truthy.
 
         Returns the steps, the configuration reached and what `goal` said
@@ -177,13 +153,13 @@ class Exploration:
         satisfies it. Breadth-first in exploration order, so the answer is
         the same on every run.
         """
-        parent: dict[Config, tuple[Config, Walked] | None] = {source: None}
+        parent: dict[Config, tuple[Config, Edge] | None] = {source: None}
         queue = deque([source])
         while queue:
             config = queue.popleft()
             found = goal(config)
             if found:
-                steps: list[Walked] = []
+                steps: list[Edge] = []
                 at = config
                 while parent[at] is not None:
                     at, step = parent[at]  # type: ignore[misc]
@@ -195,7 +171,7 @@ class Exploration:
                     queue.append(step.target)
         return None
 
-    def firing(self, source: Config, rows: Container[int]) -> list[Walked] | None:
+    def firing(self, source: Config, rows: Container[int]) -> list[Edge] | None:
         """The shortest clean walk from `source` whose last step fires one of `rows`, or None.
 
         Unlike `shortest_firing_trace`, which starts from the initial
@@ -203,7 +179,7 @@ class Exploration:
         wherever its last row left it.
         """
 
-        def fires(config: Config) -> Walked | None:
+        def fires(config: Config) -> Edge | None:
             return next((step for step in self.clean_steps(config) if step.row in rows), None)
 
         found = self.walk(source, fires)
@@ -333,7 +309,7 @@ def explore(machine: Machine, progress: Callable[[int, int], None] | None = None
     classes: dict[int, tuple[tuple[int, str, bool, int, bool], ...]] = {}
     breaks: dict[int, tuple[tuple[str, int, str, bool], ...]] = {}  # representative -> (rule, line, event, choice)
     fired: set[int] = set()
-    broken: dict[tuple[str, int], list[Breach]] = {}
+    broken: dict[tuple[str, int], list[Firing]] = {}
     seen: dict[int, None] = {initial: None}
     queue = deque([initial])
     pop, push = queue.popleft, queue.append
@@ -365,7 +341,7 @@ def explore(machine: Machine, progress: Callable[[int, int], None] | None = None
         if breaks and representative in breaks:
             before = decode(source)
             for rule, line, event, choice in breaks[representative]:
-                broken.setdefault((rule, line), []).append(Breach(before, event, choice))
+                broken.setdefault((rule, line), []).append(Firing(before, event, choice, False))
         for step in steps:
             target = source + step[0]
             if target not in seen:

@@ -3,21 +3,16 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from gapstate.findings import (
     AllowanceProblem,
     Finding,
     StaleAllowance,
     Unreachable,
 )
-from gapstate.proof.explore import Exploration
+from gapstate.proof.explore import Exploration, Firing
 from gapstate.run.machine import Machine
 from gapstate.spec.table import Table
-from gapstate.spec.vocabulary import (
-    EVENTS,
-    Config,
-)
+from gapstate.spec.vocabulary import EVENTS
 
 
 def reachability(table: Table, exploration: Exploration, skip: set[int]) -> tuple[list[Finding], int]:
@@ -50,19 +45,6 @@ def reachability(table: Table, exploration: Exploration, skip: set[int]) -> tupl
     return findings, held
 
 
-
-
-class Firing(NamedTuple):
-    """One reachable step that matches a row: `event` (with its chosen guard `choice`) from `config`.
-
-    `clean` is False when the step breaks a rule. A step matching an
-    `invalid` row is a refusal: the replay stops on it, and it breaks nothing.
-    """
-
-    config: Config
-    event: str
-    choice: bool
-    clean: bool
 
 
 def firings(machine: Machine, exploration: Exploration) -> dict[int, list[Firing]]:

@@ -28,10 +28,10 @@ def rule_findings(exploration: Exploration) -> list[Finding]:
         return findings
     distance = exploration.distances(clean=True)
     for (rule_id, line), candidates in exploration.broken.items():
-        reachable = [breach for breach in candidates if breach.source in distance]
+        reachable = [breach for breach in candidates if breach.config in distance]
         clean = bool(reachable)
-        first = min(reachable, key=lambda breach: distance[breach.source]) if clean else candidates[0]
-        trace = exploration.trace_to(first.source, (first.event, first.choice), clean=clean)
+        first = min(reachable, key=lambda breach: distance[breach.config]) if clean else candidates[0]
+        trace = exploration.trace_to(first.config, (first.event, first.choice), clean=clean)
         findings.append(
             RuleBroken(
                 line,

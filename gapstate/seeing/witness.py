@@ -23,17 +23,12 @@ REFUSED = INVALID  # the row is `invalid`: it refuses its event, and the trace e
 UNREACHABLE = "unreachable"
 
 
-def find_row(table: Table, address: str, source: str) -> Row:
-    """The row at a spec line (`212`) or `STATE | EVENT | GUARDS` (guards in any order; see `locate`).
-
-    Raises GapstateError, naming `source` (the spec), when the address is
-    malformed or names no row.
-    """
-    return locate(table, address, source)[0]
-
-
 def locate(table: Table, address: str, source: str) -> tuple[Row, str | None]:
     """The row an address names, and the state it was asked for when that row is a `*` row.
+
+    An address is a spec line (`212`) or `STATE | EVENT | GUARDS`, guards in
+    any order. Raises GapstateError, naming `source` (the spec), when the
+    address is malformed or names no row.
 
     `OPEN | loss_silent | -` names no row of its own when `* | loss_silent |
     -` covers OPEN; it is that row, fired in OPEN.
