@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from .support import git, ROOT, SPEC_TEXT, variant
+from .support import git, ROOT, SPEC_TEXT, run, variant
 
 PRE_COMMIT = shutil.which("pre-commit")
 needs_pre_commit = pytest.mark.skipif(
@@ -35,6 +35,19 @@ def test_the_manifest_declares_gapstate_check_on_files_named_gap_state_md():
         False,
         False,
     ]
+
+
+
+@pytest.mark.parametrize("folder", ["--exit-zero", "--spec=elsewhere", "-h"])
+def test_staged_files_named_like_options_are_checked_as_files(tmp_path, monkeypatch, folder):
+    """What pre-commit runs: the entry, then the staged file names."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / folder).mkdir()
+    staged = f"{folder}/gap-state.md"
+    (tmp_path / staged).write_text(variant("@cap episode_attempts 2", "@cap episode_attempts 0"), encoding="utf-8")
+    result = run(*manifest_value("entry").split()[1:], staged)
+    assert result.exit_code == 1, result.output  # its finding, never an option's effect
+    assert f"{staged}:" in result.stdout and "bad_cap" in result.stdout
 
 
 def try_repo(cwd, home) -> subprocess.CompletedProcess:
