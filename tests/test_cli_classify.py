@@ -154,7 +154,7 @@ def test_plot_writes_only_regular_files(tmp_path, kind):
      "fifo": lambda: os.mkfifo(target)}[kind]()
     outcome = run(str(EXAMPLE), "--plot", str(target))
     assert (outcome.exit_code, outcome.stdout) == (2, "")
-    assert "not a regular file" in outcome.stderr
+    assert "regular file" in outcome.stderr
     assert elsewhere.read_text(encoding="utf-8") == "keep"
 
 

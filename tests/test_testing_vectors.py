@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 import gapstate
@@ -128,17 +129,43 @@ def test_two_runs_write_byte_identical_folders(tmp_path):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
 
 
-def test_a_folder_that_is_not_empty_is_kept_unless_forced(tmp_path):
+def test_a_folder_that_is_not_empty_is_kept_unless_forced_and_a_suite_gapstate_wrote(tmp_path):
     out = tmp_path / "suite"
     out.mkdir()
     (out / "mine.txt").write_text("keep me", encoding="utf-8")
     refused = vectors_cli(str(out))
     assert refused.exit_code == 2 and "not empty" in refused.stderr
     assert [p.name for p in out.iterdir()] == ["mine.txt"]
+    foreign = vectors_cli(str(out), "--force")  # --force replaces only a suite gapstate wrote
+    assert foreign.exit_code == 2 and "was not written by gapstate" in foreign.stderr
+    assert [p.name for p in out.iterdir()] == ["mine.txt"]
+    (out / "mine.txt").unlink()
+    assert vectors_cli(str(out)).exit_code == 0
+    (out / "manifest.json").write_text((out / "manifest.json").read_text(encoding="utf-8").replace("send_", "SEND_"), encoding="utf-8")
     forced = vectors_cli(str(out), "--force")
-    assert forced.exit_code == 0
-    assert not (out / "mine.txt").exists() and (out / "manifest.json").exists()
+    assert forced.exit_code == 0, forced.output
+    assert "SEND_" not in (out / "manifest.json").read_text(encoding="utf-8")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["suite"]  # nothing left beside it
+
+
+@pytest.mark.parametrize("where", [".", "..", "~", "/", "link"])
+def test_force_never_replaces_the_working_folder_one_above_home_root_or_a_link(tmp_path, monkeypatch, where):
+    work, home = tmp_path / "work", tmp_path / "home"
+    for folder in (work, home):
+        folder.mkdir()
+        (folder / "keep.txt").write_text("x", encoding="utf-8")
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("HOME", str(home))
+    target = {"~": str(home), "link": str(tmp_path / "link")}.get(where, where)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = vectors_cli(target, "--force")
+    assert result.exit_code == 2, result.output
+    assert any(words in result.stderr for words in ("never replaces it", "symbolic link"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert [p.name for p in work.iterdir()] == [p.name for p in home.iterdir()] == ["keep.txt"]
+    assert (tmp_path / "link").is_symlink() and not any((tmp_path / "real").iterdir())
 
 
 def test_an_empty_folder_is_filled_without_force(tmp_path):

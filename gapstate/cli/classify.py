@@ -106,22 +106,15 @@ def _refuse(headline: str, name: str, text: str, problems: Any, fmt: str) -> Gap
 
 def _plot(result: Any, path: str) -> None:
     """Draw the heat map, then write it whole, and only over a regular file."""
-    import os
-    import stat
-
-    from gapstate.spec.source import write_atomically
+    from gapstate.spec.writer import writable, write_atomically
 
     try:
         from gapstate.cli.render.heatmap import heatmap_svg
     except ImportError:
         raise GapstateError("--plot needs matplotlib: pip install 'gapstate[plot]'", path) from None
-    try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            raise GapstateError("exists and is not a regular file; --plot writes only regular files", path)
-    except FileNotFoundError:
-        pass
+    writable(path, follow_links=False)
     try:
         drawn = heatmap_svg(result)
     except GapstateError as error:
         raise error.replaced(file=path) from None
-    write_atomically(path, drawn)
+    write_atomically(path, drawn, follow_links=False)

@@ -70,8 +70,11 @@ def fuzz(
     if examples is not None and duration is not None:
         raise GapstateError("use --examples or --duration, not both")
     if save_path is not None:
+        from gapstate.spec.writer import writable
+
         if not save_path or Path(save_path).is_dir() or not Path(save_path).resolve().parent.is_dir():
             raise GapstateError("cannot save there: not a file in an existing folder", file=save_path or "''")
+        writable(save_path, follow_links=False)  # refused now, not after the run
     workers = jobs if workers is None else workers
     require_coverage = require_all or require_coverage
     spec = spec_for(spec_path)
@@ -95,11 +98,15 @@ def fuzz(
         result = campaign(spec, workers, examples, seed, max_events, **options)
     found = result.counterexample
     saved = None
+    unsaved = None  # why the trace could not be saved: it is still printed, then the run exits 2
     if save_path is not None and found is not None:
-        from gapstate.spec.source import write_atomically
+        from gapstate.spec.writer import write_atomically
 
-        write_atomically(save_path, "".join(line + "\n" for line in trace_lines(found.trace)).encode("utf-8"))
-        saved = save_path
+        try:
+            write_atomically(save_path, "".join(line + "\n" for line in trace_lines(found.trace)).encode("utf-8"), follow_links=False)
+            saved = save_path
+        except GapstateError as error:
+            unsaved = error
     if fmt == "json":
         say(to_json({**result.to_dict(), "saved": saved}))
     elif fmt == "jsonl":
@@ -114,4 +121,9 @@ def fuzz(
             say(annotations)
     else:
         say(fuzz_text(result, saved))
+    if unsaved is not None:  # after the counterexample, which is not lost
+        from gapstate.cli.render.errors import error_text
+
+        say(error_text(unsaved), err=True)
+        return 2
     return 0 if result.ok else 1

@@ -199,7 +199,8 @@ def _update_diagram(path: str, drawn: str) -> None:
     import codecs
 
     from gapstate.seeing.diagram import UnclosedBlock, update
-    from gapstate.spec.source import read_bytes, write_atomically
+    from gapstate.spec.source import read_bytes
+    from gapstate.spec.writer import write_atomically
 
     data = read_bytes(path)
     bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""

@@ -38,8 +38,8 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> int:
     from gapstate.cli.config import resolve_spec_path
     from gapstate.cli.render import to_json, trace_lines
     from gapstate.cli.render.replay import replay_json
-    from gapstate.spec.source import write_folder
-    from gapstate.testing.vectors import MANIFEST, build
+    from gapstate.spec.writer import write_folder
+    from gapstate.testing.vectors import MANIFEST, build, is_suite
 
     spec, data = read_spec_bytes(resolve_spec_path(spec_path))
     suite = build(spec)
@@ -59,7 +59,7 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> int:
         files[f"{vector.name}.jsonl"] = "".join(line + "\n" for line in trace_lines(vector.trace))
         files[f"{vector.name}.expected.json"] = "".join(replay_json(vector.result)) + "\n"  # as `replay --format json` prints it
     files[MANIFEST] = to_json(suite.manifest(digest, __version__, outdir)) + "\n"
-    write_folder(outdir, files, force)
+    write_folder(outdir, files, force, is_suite)
     events = sum(len(vector.trace) for vector in suite.vectors)
     say(
         f"gapstate vectors: {outdir}: {len(suite.vectors)} traces, {events} events: "

@@ -5,7 +5,7 @@ file, and for a byte that is not UTF-8 its line and column. Only regular
 files are read (a FIFO or a device such as /dev/zero could block or never
 end), and no line may run past MAX_LINE bytes, found without holding more
 than that of it. Lines are counted as editors and `grep -n` count them: only
-LF ends a line. A file or a folder is written whole or not at all.
+LF ends a line. Writing is `spec.writer`'s.
 """
 
 from __future__ import annotations
@@ -144,40 +144,6 @@ def decode_text(data: bytes, name: str) -> str:
         raise not_utf8(data, error, name) from None
 
 
-def write_atomically(path: str | Path, data: bytes) -> None:
-    """Replace the file's bytes all at once: a temporary file beside it, then a rename.
-
-    A reader sees the old file or the new one, never half of either. A
-    symbolic link is followed, so the file it names is replaced and the link
-    stays; the file's permissions are kept.
-    """
-    import os
-    import tempfile
-
-    target = os.path.realpath(path)
-    folder = os.path.dirname(target) or "."
-    try:
-        handle, temporary = tempfile.mkstemp(prefix=".gapstate-", suffix=".tmp", dir=folder)
-    except OSError as error:
-        raise GapstateError(f"cannot write beside it: {error.strerror}", file=str(path)) from None
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        try:
-            mode = os.stat(target).st_mode & 0o7777
-        except FileNotFoundError:  # a new file: as open() would make it, not mkstemp's 0600
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except OSError as error:
-        os.unlink(temporary) if os.path.exists(temporary) else None
-        raise GapstateError(f"cannot write: {error.strerror}", file=str(path)) from None
-
-
 def read_bytes(path: str | Path, limit: int = MAX_LINE) -> bytes:
     """The whole file as bytes; GapstateError at the first line longer than `limit` bytes."""
     handle = open_binary(path)
@@ -216,54 +182,6 @@ def read_bounded(handle: BinaryIO, name: str, limit: int = MAX_LINE) -> bytes:
         if pending > limit:
             raise too_long(name, line, limit)
         blocks.append(block)
-
-
-def write_folder(outdir: str | Path, files: dict[str, str], force: bool) -> None:
-    """Write `files` (name -> text) into a temporary folder beside `outdir`, then rename it into place.
-
-    A failure leaves nothing half-written. An existing `outdir` that is not
-    empty is refused unless `force`; then it is renamed aside, the new one
-    renamed in, and only then is the old one removed.
-    """
-    import os
-    import shutil
-    import tempfile
-    from pathlib import Path  # here, not at the top: classify starts without pathlib
-
-    name = str(outdir)
-    target = Path(outdir)
-    if target.exists() or target.is_symlink():
-        if not target.is_dir():
-            raise GapstateError("exists and is not a folder", file=name)
-        if any(target.iterdir()) and not force:
-            raise GapstateError("exists and is not empty (--force replaces it)", file=name)
-    parent = target.absolute().parent
-    if not parent.is_dir():
-        raise GapstateError(f"cannot write here: {parent} is not a folder", file=name)
-    try:
-        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=parent))
-    except OSError as error:
-        raise GapstateError(f"cannot write here: {error.strerror}", file=name) from None
-    try:
-        mask = os.umask(0)
-        os.umask(mask)
-        staging.chmod(0o777 & ~mask)  # mkdtemp makes it private; the suite is not
-        for file, text in files.items():
-            (staging / file).write_text(text, encoding="utf-8")
-        if target.exists() and any(target.iterdir()):
-            aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=parent))
-            os.replace(target, aside)  # onto the empty folder mkdtemp made
-            try:
-                os.replace(staging, target)
-            except OSError:
-                os.replace(aside, target)
-                raise
-            shutil.rmtree(aside, ignore_errors=True)
-        else:
-            os.replace(staging, target)  # over an empty folder too
-    except OSError as error:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise GapstateError(f"cannot write: {error.strerror or error}", file=name) from None
 
 
 def _git(args: list[str], cwd: Any, name: str) -> Any:

@@ -227,6 +227,22 @@ def load(folder: str | Path) -> list[tuple[str, list[dict[str, Any]]]]:
     return vectors
 
 
+def is_suite(folder: Path) -> bool:
+    """True when `folder` holds a suite gapstate wrote: gapstate's manifest, naming everything in the folder.
+
+    `vectors --force` replaces only such a folder, never one a person keeps.
+    """
+    import json
+
+    try:
+        document = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        traces = [entry["trace"] for entry in document["traces"]]
+        named = {MANIFEST, *traces, *(f"{trace.removesuffix('.jsonl')}.expected.json" for trace in traces)}
+        return "gapstate" in document and {path.name for path in folder.iterdir()} <= named
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return False
+
+
 def _outside(base: Path, name: Any) -> str | None:
     """Why a manifest may not name `name`, or None: only regular files inside its folder, named plainly.
 
