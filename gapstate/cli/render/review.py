@@ -90,7 +90,7 @@ def sessions_text(sessions: Any) -> list[str]:
             f"  {group.traces:>{width}} {'session ' if group.traces == 1 else 'sessions'}  {group.state} | {group.event} | {guards}: "
             f"{_step_words(example.old, 'old')} -> {_step_words(example.new, 'new')}"
         )
-        lines.append(f"  {'':>{width}}           e.g. {example.trace}, the {nth(example.index)} event")
+        lines.append(f"  {'':>{width}}           e.g. {escape(example.trace)}, the {nth(example.index)} event")
     if sessions.unreached:
         lines.append(f"untested by recorded traffic: no recorded session reaches {plural(len(sessions.unreached), 'changed valuation')}:")
         cases: dict[tuple[str, str, int | None, int | None], list[Any]] = {}

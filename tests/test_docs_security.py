@@ -1,0 +1,22 @@
+"""docs/security.md: the limits and the escape it states are the ones the code has."""
+
+from __future__ import annotations
+
+from gapstate.cli.output import escape
+from gapstate.run.trace import LATEST
+from gapstate.spec.source import MAX_LINE
+from gapstate.spec.table import MAX_CAP
+
+from .support import ROOT
+
+PAGE = (ROOT / "docs" / "security.md").read_text(encoding="utf-8")
+
+
+def test_the_limits_the_page_states_are_the_code_s():
+    assert MAX_LINE == 1 << 20 and f"1 MiB ({MAX_LINE:,} bytes)" in PAGE
+    assert f"`@cap` above {MAX_CAP}" in PAGE
+    assert LATEST == 2**63 - 1 and "at\n  most 2^63 - 1 ms" in PAGE
+
+
+def test_the_escaped_id_the_page_shows_is_what_gapstate_prints():
+    assert f"`{escape('a' + chr(0x1B) + ']0;x' + chr(7) + chr(13) + chr(10) + '::error::pwned')}`" in PAGE
