@@ -271,9 +271,11 @@ def write_results(figures: list[Figure], started: datetime.datetime, before: tup
     ]
     lines += ["| " + " | ".join(figure.cells()) + " |" for figure in figures]
     path = os.path.join(ROOT, "bench", "RESULTS.md")
+    with open(path, encoding="utf-8") as handle:
+        sections = handle.read().split("\n## ", 1)  # other scripts' sections (conform_gallery.py) stay
     temporary = path + ".tmp"
     with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(lines) + "\n")
+        handle.write("\n".join(lines) + "\n" + ("\n## " + sections[1] if len(sections) > 1 else ""))
     os.replace(temporary, path)
     print(f"wrote {os.path.relpath(path)}")
     _quote_in_docs(f"{started:%Y-%m-%d %H:%M} UTC", [line for line in lines if line.startswith("|")])

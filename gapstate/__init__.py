@@ -78,6 +78,7 @@ def conform(
     vectors: str | Path | None = None,
     examples: int = 200,
     seed: int = 0,
+    duration: float | None = 5.0,
 ) -> ConformResult:
     """Check an implementation that lives in Python against the table: returns a ConformResult.
 
@@ -87,7 +88,8 @@ def conform(
     `{"state", "actions"}` (optionally `"counters"`, `"debt_owed"`) or
     `{"refused": "invalid_event" | "after_session_end"}`. The vectors (the
     built-in suite, or a folder written by `gapstate vectors`) run first,
-    then `examples` generated traces; the first divergence is shrunk.
+    then up to `examples` generated traces for at most `duration` seconds
+    (None: no time limit); the first divergence is shrunk and explained.
     `result.ok`, `result.divergence`, `result.to_dict()` (the JSON of
     `gapstate conform`), `result.report()` (its text). An answer outside
     the protocol raises GapstateError; an exception in `step` propagates.
@@ -96,4 +98,5 @@ def conform(
     from gapstate.spec.load import resolve
     from gapstate.testing.vectors import load
 
-    return run(resolve(spec), implementation, load(vectors) if vectors is not None else None, examples, seed)
+    suite = load(vectors) if vectors is not None else None
+    return run(resolve(spec), implementation, suite, examples, seed, duration=duration)

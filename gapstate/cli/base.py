@@ -140,6 +140,19 @@ def read_spec_bytes(choice: Any) -> tuple[Any, bytes]:
         raise
 
 
+def save_target(path: str | None) -> None:
+    """Refuse a --save PATH that cannot be written before any work is done: it must name a file in an existing folder."""
+    from pathlib import Path
+
+    if path is None:
+        return
+    from gapstate.spec.writer import writable
+
+    if not path or Path(path).is_dir() or not Path(path).resolve().parent.is_dir():
+        raise GapstateError("cannot save there: not a file in an existing folder", file=path or "''")
+    writable(path, follow_links=False)  # refused now, not after the run
+
+
 def spec_for(spec_path: str | None) -> Any:
     """The spec a command with --spec means: that path, else the project's, else the bundled one.
 

@@ -12,6 +12,7 @@ from gapstate.cli.base import (
     SPEC,
     main,
     reports_errors,
+    save_target,
     spec_for,
 )
 from gapstate.cli.output import say
@@ -69,12 +70,7 @@ def fuzz(
 
     if examples is not None and duration is not None:
         raise GapstateError("use --examples or --duration, not both")
-    if save_path is not None:
-        from gapstate.spec.writer import writable
-
-        if not save_path or Path(save_path).is_dir() or not Path(save_path).resolve().parent.is_dir():
-            raise GapstateError("cannot save there: not a file in an existing folder", file=save_path or "''")
-        writable(save_path, follow_links=False)  # refused now, not after the run
+    save_target(save_path)
     workers = jobs if workers is None else workers
     require_coverage = require_all or require_coverage
     spec = spec_for(spec_path)

@@ -15,9 +15,11 @@ from gapstate.cli.base import (
     main,
     read_spec_bytes,
     reports_errors,
+    save_target,
     spec_for,
 )
 from gapstate.cli.output import say
+from gapstate.errors import GapstateError
 
 
 @main.command()
@@ -63,7 +65,8 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> int:
     events = sum(len(vector.trace) for vector in suite.vectors)
     say(
         f"gapstate vectors: {outdir}: {len(suite.vectors)} traces, {events} events: "
-        f"{len(suite.reachable)} reachable rows fired, {len(suite.refusable)} invalid rows refused"
+        f"{len(suite.reachable)} reachable rows fired, {len(suite.pairs)} of {len(suite.possible_pairs)} pairs of rows, "
+        f"{len(suite.goals) - len(suite.unmet)} of {len(suite.goals)} goals, {len(suite.refusable)} invalid rows refused"
     )
     return 0
 
@@ -72,37 +75,55 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> int:
 @SPEC
 @FORMAT
 @click.option("--vectors", "vectors_dir", metavar="DIR", default=None, help="A folder written by `gapstate vectors` (default: the built-in suite).")
-@click.option("--examples", default=200, show_default=True, type=click.IntRange(min=0), help="How many traces to generate after the vectors.")
+@click.option("--replay", "replay_path", metavar="PATH", default=None, help="Run only this trace (one saved by --save), and no generated traces.")
+@click.option("--examples", default=200, show_default=True, type=click.IntRange(min=0), help="At most how many traces to generate after the vectors.")
+@click.option("--duration", default=5.0, show_default=True, type=click.FloatRange(min=0), help="At most how many seconds to generate traces for (0: no limit).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed for the generated traces.")
 @click.option("--timeout", default=5.0, show_default=True, type=click.FloatRange(min=0, min_open=True), help="Seconds to wait for each answer.")
+@click.option("--save", "save_path", metavar="PATH", default=None, help="Write the shrunk diverging trace to PATH (JSON Lines, for `replay` and `conform --replay`).")
 @click.argument("command", nargs=-1, required=True, metavar="-- COMMAND [ARG...]")
 @reports_errors
-def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, examples: int, seed: int, timeout: float, command: tuple[str, ...]) -> int:
+def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, replay_path: str | None, examples: int,
+            duration: float, seed: int, timeout: float, save_path: str | None, command: tuple[str, ...]) -> int:
     """Drive an implementation over the line protocol and compare every answer with the table.
 
     COMMAND is started once; docs/conformance.md is the protocol. Exit 0 when
-    it conforms, 1 on a divergence (shrunk, printed), 2 when it cannot be
-    tested (cannot start, leaves the protocol, exits early, no answer within
-    --timeout) or the spec or vectors cannot be used.
+    it conforms, 1 on a divergence (shrunk, explained, printed), 2 when it
+    cannot be tested (cannot start, leaves the protocol, exits early, no
+    answer within --timeout) or the spec, vectors or trace cannot be used.
     """
-    from gapstate.cli.render import to_json
+    from gapstate.cli.render import to_json, trace_lines
     from gapstate.cli.render.testing import conform_text
     from gapstate.testing.conformance import conform as run
     from gapstate.testing.protocol import Child
-    from gapstate.testing.vectors import builtin
+    from gapstate.testing.vectors import builtin, load_trace
     from gapstate.testing.vectors import load as load_vectors
 
+    if vectors_dir is not None and replay_path is not None:
+        raise GapstateError("use --vectors or --replay, not both")
+    save_target(save_path)
     spec = spec_for(spec_path)
     spec.require_steppable()
-    suite = load_vectors(vectors_dir) if vectors_dir is not None else builtin(spec)
+    if replay_path is not None:
+        suite, examples = [(replay_path, load_trace(replay_path))], 0
+    else:
+        suite = load_vectors(vectors_dir) if vectors_dir is not None else builtin(spec)
+    limit = duration or None
     _exit_on_sigterm()
     with Child(command, timeout) as child:  # ends the child (its process group) whatever happens
         if sys.stderr.isatty():
             with click.progressbar(length=len(suite) + examples, label="conform", file=sys.stderr) as bar:
-                result = run(spec, child, suite, examples, seed, progress=lambda: bar.update(1))
+                result = run(spec, child, suite, examples, seed, progress=lambda: bar.update(1), duration=limit)
         else:
-            result = run(spec, child, suite, examples, seed)
-    say(to_json(result.to_dict()) if fmt == "json" else conform_text(result))
+            result = run(spec, child, suite, examples, seed, duration=limit)
+    saved = None
+    if save_path is not None and result.divergence is not None:
+        from gapstate.spec.writer import write_atomically
+
+        trace = "".join(line + "\n" for line in trace_lines(result.divergence.trace))
+        write_atomically(save_path, trace.encode("utf-8"), follow_links=False)
+        saved = save_path
+    say(to_json({**result.to_dict(), "saved": saved}) if fmt == "json" else conform_text(result, saved))
     return 0 if result.ok else 1
 
 

@@ -146,9 +146,19 @@ class Divergence:
     fields: tuple[str, ...]  # which fields differ
     source: str = "generated"  # a vector's name, or "generated"
     shrunk_from: int = 0  # the events of the trace it was shrunk from
+    row_text: str | None = None  # the row behind `expected`, as the spec writes it
+    reasons: tuple[str, ...] = ()  # each guard that row reads, and why the table computed it so
 
     def to_dict(self) -> dict[str, Any]:
-        return {"trace": list(self.trace), "index": self.index, "expected": self.expected, "actual": self.actual}
+        return {
+            "trace": list(self.trace),
+            "index": self.index,
+            "expected": self.expected,
+            "actual": self.actual,
+            "differs": list(self.fields),
+            "row": None if self.row is None else {"line": self.row, "text": self.row_text},
+            "guards": list(self.reasons),
+        }
 
 
 @dataclass(frozen=True)
@@ -215,16 +225,21 @@ class Runner:
         return None
 
     def shrink(self, found: Divergence, budget: int = 3000) -> Divergence:
-        """A simpler trace that still diverges: fewer events, then fewer distinct interval ids.
+        """The shortest, simplest trace found that still diverges on the same field.
 
-        Deletes runs of events, halving their length down to one, and gives a
+        Deletes runs of events, halving their length down to one; gives a
         loss the id of an earlier one (so a repeated notice can lose the
-        events between). Any such trace is one gapstate can judge (times never
-        go back; an event the table now refuses is simply expected refused),
-        so this needs no knowledge of the table. Passes repeat until none
-        helps; `budget` bounds the runs.
+        events between); pulls later events back in time; names ids iv-1,
+        iv-2, ... in order. Any such trace is one gapstate can judge (times
+        never go back; an event the table now refuses is simply expected
+        refused), so this needs no knowledge of the table. A candidate is
+        kept only when it diverges in the field the first divergence did
+        (the first of state, actions, counters, debt_owed, refused that
+        differed), so the bug shown stays the bug found. Passes repeat until
+        none helps; `budget` bounds the runs.
         """
         best = found
+        field = found.fields[0]
         improved = True
         while improved and budget > 0:
             improved = False
@@ -233,14 +248,14 @@ class Runner:
                     break
                 budget -= 1
                 again = self.run(candidate, best.source) if candidate else None
-                if again is not None and _size(again.trace) < _size(best.trace):
+                if again is not None and field in again.fields and _size(again.trace) < _size(best.trace):
                     best, improved = again, True
                     break
         return replace(best, source=found.source, shrunk_from=found.shrunk_from)
 
 
 def _simpler(trace: tuple[dict[str, Any], ...]) -> Iterator[tuple[dict[str, Any], ...]]:
-    """Candidates simpler than `trace`: runs of events deleted (longest first), then ids merged."""
+    """Candidates simpler than `trace`: runs of events deleted (longest first), ids merged, times pulled back, ids renamed."""
     size = max(1, len(trace) // 2)
     while size >= 1:
         for start in range(len(trace) - size + 1):
@@ -251,6 +266,26 @@ def _simpler(trace: tuple[dict[str, Any], ...]) -> Iterator[tuple[dict[str, Any]
         if "id" in event:
             for other in ids[: ids.index(event["id"])]:
                 yield trace[:index] + ({**event, "id": other},) + trace[index + 1 :]
+    for index, event in enumerate(trace):
+        gap = event["t"] - (trace[index - 1]["t"] if index else 0)
+        for pull in dict.fromkeys((gap, gap // 2)):
+            if pull > 0:
+                yield trace[:index] + tuple(_earlier(later, pull) for later in trace[index:])
+        speech = event.get("speech_start")
+        if type(speech) is int and 0 < event["t"] - speech < gap:  # evidence pulled back to its speech, which stays
+            pull = event["t"] - speech
+            yield trace[:index] + ({**event, "t": speech},) + tuple(_earlier(later, pull) for later in trace[index + 1 :])
+    names = {ident: f"iv-{n}" for n, ident in enumerate(ids, start=1)}
+    if any(ident != name for ident, name in names.items()):
+        yield tuple({**e, "id": names[e["id"]]} if "id" in e else e for e in trace)
+
+
+def _earlier(event: dict[str, Any], gap: int) -> dict[str, Any]:
+    """The event `gap` ms earlier, its speech too (never before 0)."""
+    moved = {**event, "t": event["t"] - gap}
+    if "speech_start" in event and type(event["speech_start"]) is int:
+        moved["speech_start"] = max(0, event["speech_start"] - gap)
+    return moved
 
 
 def _ids(trace: Sequence[dict[str, Any]]) -> list[str]:
@@ -258,13 +293,31 @@ def _ids(trace: Sequence[dict[str, Any]]) -> list[str]:
     return list(dict.fromkeys(event["id"] for event in trace if "id" in event))
 
 
-def _size(trace: Sequence[dict[str, Any]]) -> tuple[int, int]:
-    """What shrinking lowers: the events, then how late in the trace's id order each loss's id comes."""
+def _size(trace: Sequence[dict[str, Any]]) -> tuple[int, int, int, int]:
+    """What shrinking lowers: the events, how late in the id order each loss's id comes, the time, then the ids' names."""
     ids = _ids(trace)
-    return len(trace), sum(ids.index(event["id"]) for event in trace if "id" in event)
+    named = sum(ident != f"iv-{n}" for n, ident in enumerate(ids, start=1))
+    return len(trace), sum(ids.index(event["id"]) for event in trace if "id" in event), sum(e["t"] for e in trace), named
+
+
+def explained(machine: Machine, found: Divergence) -> Divergence:
+    """The divergence with the row that should have fired, as written, and the reasons for each of its guards."""
+    from gapstate.testing.reasons import guard_reasons
+
+    before, after = Session(machine), Session(machine)
+    for event in found.trace[: found.index]:
+        before.feed(Event(**event))
+        after.feed(Event(**event))
+    last = found.trace[found.index]
+    outcome = after.feed(Event(**last))
+    row = str(outcome.row) if outcome.row is not None else None
+    return replace(found, row_text=row, reasons=guard_reasons(before, last, outcome))
 
 
 # The whole run ----------------------------------------------------------------------
+
+
+DURATION = 5.0  # seconds of generated traces at most, by default: a default run ends soon
 
 
 def conform(
@@ -275,13 +328,18 @@ def conform(
     seed: int = 0,
     max_size: int = 60,
     progress: Callable[[], None] | None = None,
+    duration: float | None = DURATION,
 ) -> ConformResult:
-    """Run the vectors (the built-in suite when None), then `examples` generated traces; shrink the first divergence.
+    """Run the vectors (the built-in suite when None), then up to `examples` generated traces for at most `duration` s.
 
-    A divergence in a vector is shrunk by deleting events; one in a
-    generated trace by Hypothesis (then by deletion), re-running the
-    implementation each time. Raises Untestable when the implementation
-    breaks the protocol, and GapstateError when the spec cannot be stepped.
+    The vectors cover the boundaries between rows (see `vectors`), so they
+    find the common bugs whatever the seed; generated traces run only when
+    every vector agrees, and stop at `examples` or when `duration` seconds
+    have passed, whichever comes first (None: no time limit). The first
+    divergence is shrunk (Hypothesis first, for a generated trace; then by
+    deleting and simplifying events) and explained. Raises Untestable when
+    the implementation breaks the protocol, and GapstateError when the spec
+    cannot be stepped.
     """
     machine = machine_for(spec)
     runner = Runner(machine, implementation)
@@ -297,15 +355,12 @@ def conform(
         if progress is not None:
             progress()
         if found is not None:
-            first = runner.shrink(found)
+            first = found
             break
-    # Even after a vector diverged, generated traces run: Hypothesis shrinks
-    # ids and times as well as events, so its trace is often the shorter.
-    generated = _generated(spec, runner, examples, seed, max_size, progress) if examples > 0 else None
-    if generated is not None:
-        generated = runner.shrink(generated)
-        if first is None or len(generated.trace) < len(first.trace):
-            first = generated
+    if first is None and examples > 0:
+        first = _generated(spec, runner, examples, seed, max_size, progress, duration)
+    if first is not None:
+        first = explained(machine, runner.shrink(first))
     return _result(spec, seed, count, runner, first)
 
 
@@ -317,10 +372,17 @@ class _Diverged(Exception):
     """Raised inside the property so that Hypothesis shrinks the trace."""
 
 
+class _Stopped(BaseException):
+    """Ends the generated traces when time is up; Hypothesis lets a BaseException through."""
+
+
 def _generated(
-    spec: Spec, runner: Runner, examples: int, seed: int, max_size: int, progress: Callable[[], None] | None
+    spec: Spec, runner: Runner, examples: int, seed: int, max_size: int, progress: Callable[[], None] | None,
+    duration: float | None,
 ) -> Divergence | None:
     """Hypothesis generates traces from `strategies.traces` and shrinks the first that diverges."""
+    import time
+
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as with_seed
     from hypothesis.errors import Flaky, Unsatisfiable
@@ -329,6 +391,7 @@ def _generated(
     from gapstate.strategies import traces
 
     found: list[Divergence] = []
+    deadline = None if duration is None else time.monotonic() + duration
 
     @settings(
         max_examples=examples,
@@ -341,6 +404,8 @@ def _generated(
     )
     @given(traces(spec, max_size=max_size))
     def agrees_with_the_table(trace: list[dict[str, Any]]) -> None:
+        if not found and deadline is not None and time.monotonic() > deadline:
+            raise _Stopped  # out of time before anything diverged; once something has, let it shrink
         divergence = runner.run(trace)
         if progress is not None and not found:
             progress()
@@ -351,7 +416,7 @@ def _generated(
     with with_reporter(lambda message: None):
         try:
             with_seed(seed)(agrees_with_the_table)()
-        except (_Diverged, Flaky):
+        except (_Diverged, Flaky, _Stopped):
             pass  # Flaky: an implementation that answers differently on the same trace; keep the last found
         except Unsatisfiable:
             pass

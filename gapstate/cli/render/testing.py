@@ -12,8 +12,8 @@ if TYPE_CHECKING:
     from gapstate.testing.conformance import ConformResult
 
 
-def conform_text(result: ConformResult) -> str:
-    """The shrunk diverging trace as paste-ready JSON Lines, expected against actual at its last event, the counts."""
+def conform_text(result: ConformResult, saved: str | None = None) -> str:
+    """The shrunk diverging trace as paste-ready JSON Lines, the row that should have fired and why, each differing field."""
     lines: list[str] = []
     found = result.divergence
     if found is not None:
@@ -23,10 +23,17 @@ def conform_text(result: ConformResult) -> str:
             f"{plural(found.shrunk_from, 'event')} and shrunk to {len(found.trace)}; the trace, for `gapstate replay`:"
         )
         lines.extend(trace_lines(found.trace))
-        row = f"  (row at line {found.row})" if found.row is not None else ""
-        lines.append(f"  expected: {json.dumps(found.expected)}{row}")
+        if found.row is not None:
+            lines.append(f"  the table fires line {found.row}: {found.row_text}")
+        lines.extend(f"    {reason}" for reason in found.reasons)
+        width = max(len(field) for field in found.fields) + 1
+        for field in found.fields:
+            expected, actual = found.expected.get(field), found.actual.get(field)
+            lines.append(f"  {field + ':':<{width}} expected {json.dumps(expected)}, actual {json.dumps(actual)}")
+        lines.append(f"  expected: {json.dumps(found.expected)}")
         lines.append(f"  actual:   {json.dumps(found.actual)}")
-        lines.append(f"  differs in: {', '.join(found.fields)}")
+        if saved is not None:
+            lines.append(f"  saved to {saved}: `gapstate conform --replay {saved} -- ...` runs it again")
     verdict = "conforms" if result.ok else "diverges"
     lines.append(
         f"gapstate conform: {escape(result.spec)}: seed {result.seed}: {plural(result.vectors, 'vector')}, "
