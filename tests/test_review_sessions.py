@@ -225,7 +225,7 @@ def test_text_is_a_summary_a_line_per_group_with_its_example_and_the_untested_ch
     old, new = write_specs(tmp_path, SPLIT)
     result = sessions(SPEC_TEXT, SPLIT, traces_in(folder))
     text = run("diff", old, new, "--traces", str(folder)).stdout.splitlines()
-    assert f"recorded sessions: {len(result.affected)} of {result.read} behave differently ({result.events:,} events read)" in text
+    assert f"recorded sessions: {len(result.affected)} of {result.read} behave differently ({result.events} events read)" in text
     group = result.groups[0]
     line = next(n for n, said in enumerate(text) if said.lstrip().startswith(f"{group.traces} sessions  {group.state} | {group.event} |"))
     assert f"e.g. {group.example.trace}, the " in text[line + 1]
