@@ -39,6 +39,11 @@ class Child:
         self._out = bytearray()
         self._err = bytearray()
         self._err_open = True
+        # A Ctrl-C or SIGTERM that landed inside Popen would unwind out of it after
+        # the child started but before anyone holds it, and the child's group would
+        # outlive us; so they wait until the child is ours, and then end it.
+        stops = {signal.SIGINT, signal.SIGTERM}
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
         try:
             self.process = subprocess.Popen(
                 self.command,
@@ -49,10 +54,16 @@ class Child:
                 start_new_session=True,  # its own process group, so close() ends its children too
             )
         except OSError as error:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
             reason = error.strerror or str(error)
             raise Untestable(f"cannot start the implementation: {reason}", file=self.command[0]) from None
-        for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
-            os.set_blocking(pipe.fileno(), False)
+        try:
+            for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
+                os.set_blocking(pipe.fileno(), False)
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a stop that waited is raised here
+        except BaseException:
+            self.close(grace=False)
+            raise
 
     def __enter__(self) -> Child:
         return self
