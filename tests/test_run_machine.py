@@ -70,3 +70,16 @@ def test_dup_is_a_choice_only_once_a_loss_was_seen():
     seen = MACHINE.step(CLEAR, "loss_voiced", False).config
     assert MACHINE.choices(seen, "loss_voiced") == (False, True)
     assert MACHINE.choices(seen, "busy_start") == (False,)
+
+
+def test_rows_are_looked_up_by_state_and_event_as_a_scan_of_every_row_finds_them():
+    """The index behind `rows_for` gives each (state, event) its own rows and the `*` ones, in line order."""
+    table = SPEC.table  # with a row of its own for OPEN after the `*` row of busy_start
+    table = table._replace(rows=table.rows + (table.rows[0]._replace(line=999, state="OPEN", event="busy_start"),))
+    for state in (*table.states, "*", "NOWHERE"):
+        for event in gapstate.spec.vocabulary.EVENTS:
+            scan = tuple(r for r in table.rows if r.event == event and r.applies_to(state))
+            assert table.rows_for(state, event) == scan
+            assert table.rows_written(state, event) == tuple(r for r in table.rows if r.event == event and r.state == state)
+    assert [r.line for r in table.rows_for("OPEN", "busy_start")] == sorted(r.line for r in table.rows_for("OPEN", "busy_start"))
+    assert len(table.rows_for("OPEN", "busy_start")) == 2

@@ -89,6 +89,7 @@ class Exploration:
         self.fired = fired
         self.broken = broken
         self._graph: nx.DiGraph | None = None
+        self._trees: dict[bool, dict[int, tuple[int, int, tuple | None]]] = {}
 
     def __len__(self) -> int:
         return len(self._seen)
@@ -187,19 +188,55 @@ class Exploration:
 
     def distances(self, clean: bool = False) -> dict[Config, int]:
         """Steps from the initial configuration to every one reachable (along clean steps if asked)."""
-        return nx.single_source_shortest_path_length(self.clean_graph() if clean else self.graph, self.initial)
+        decode = self._packing.decode
+        return {decode(node): depth for node, (depth, _, _) in self._tree(clean).items()}
 
     def path_to(self, config: Config, clean: bool = False) -> list[Edge]:
         """The edges of a shortest path from the initial configuration to `config` (clean ones if asked).
 
+        Read off one breadth-first tree, searched once per exploration (see
+        `_tree`), so a hundred counterexamples cost one search, not a hundred.
         Raises networkx.NetworkXNoPath when there is none.
         """
-        path = nx.shortest_path(self.clean_graph() if clean else self.graph, self.initial, config)
+        tree = self._tree(clean)
+        try:
+            node = self._packing.encode(config)
+        except (KeyError, ValueError, TypeError):
+            node = -1
+        if node not in tree:
+            raise nx.NetworkXNoPath(f"no {'clean ' if clean else ''}way to {config}")
+        decode = self._packing.decode
         edges = []
-        for u, v in zip(path, path[1:]):
-            along = [e for e in self.successors(u) if e.target == v]
-            edges.append(next((e for e in along if e.clean), along[0]) if clean else along[0])
-        return edges
+        while True:
+            _, parent, step = tree[node]
+            if step is None:
+                return edges[::-1]
+            event, choice, target, line, ok = step
+            edges.append(Edge(event, choice, decode(target), line, ok))
+            node = parent
+
+    def _tree(self, clean: bool) -> dict[int, tuple[int, int, tuple | None]]:
+        """Breadth-first from the initial node: node -> (depth, parent node, the step from it).
+
+        Neighbours in step order, so each node's parent is the first node
+        dequeued that reaches it, by its first (clean, if asked) step there:
+        the same shortest paths on every run. Built once per `clean`.
+        """
+        tree = self._trees.get(clean)
+        if tree is None:
+            tree = {self._initial: (0, -1, None)}
+            queue = deque([self._initial])
+            steps = self._steps
+            while queue:
+                node = queue.popleft()
+                depth = tree[node][0] + 1
+                for step in steps(node):
+                    target = step[2]
+                    if target not in tree and (step[4] or not clean):
+                        tree[target] = (depth, node, step)
+                        queue.append(target)
+            self._trees[clean] = tree
+        return tree
 
     def steps_to(self, config: Config, clean: bool = True) -> list[tuple[str, bool]]:
         """The (event, choice) steps of a shortest way from the initial configuration to `config`.

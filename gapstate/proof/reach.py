@@ -21,7 +21,7 @@ def reachability(table: Table, exploration: Exploration, skip: set[int]) -> tupl
     allowed: dict[int, int] = {}  # row line -> allowance line
     held = 0
     for allowance in table.allowances:
-        rows = [r for r in table.rows if allowance.names(r)]
+        rows = [r for r in table.rows_written(allowance.state, allowance.event) if allowance.names(r)]
         if not rows:
             findings.append(StaleAllowance(allowance.line, 1, AllowanceProblem.NAMES_NO_ROW, str(allowance)))
             continue

@@ -151,7 +151,7 @@ def holes(machine: Machine, exploration: Exploration) -> dict[Hole, list[Firing]
     step breaks no rule (it is refused), so each Firing is clean.
     """
     out: dict[Hole, list[Firing]] = {}
-    for config in exploration.graph.nodes:
+    for config in exploration.configs():  # breadth-first, without building the networkx graph
         if config.ended or not machine.within_caps(config):
             continue  # never expanded: nothing is sent from there
         for event in EVENTS:

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from gapstate.findings import DiagramProblem, StaleDiagram
 from gapstate.spec.source import text_lines
-from gapstate.spec.table import STAY, Row, Table
+from gapstate.spec.table import ANY_STATE, STAY, Row, Table
 from gapstate.spec.vocabulary import INVALID
 
 TRANSITION = "transition"  # a row that moves to another state (or names its own)
@@ -69,18 +69,18 @@ def _kind(row: Row, allowed: set[int]) -> str:
 def build(table: Table, all_rows: bool = False, fired: set[int] | None = None) -> Diagram:
     """The diagram of a table; `all_rows` adds stay and invalid rows; `fired` (row lines) colours edges."""
     assert table.initial is not None
-    allowed = {row.line for row in table.rows if any(a.names(row) for a in table.allowances)}
+    allowances = {(a.state, a.event, frozenset(a.guards)) for a in table.allowances}
+    allowed = {row.line for row in table.rows if (row.state, row.event, row.guard_set) in allowances}
     groups: dict[tuple[str, str, str, bool | None], tuple[dict[str, None], list[int]]] = {}
     for row in table.rows:
         if (row.next == STAY or row.invalid) and not all_rows:
             continue
         kind = _kind(row, allowed)
         status = None if fired is None or kind in (REFUSAL, ALLOWED) else row.line in fired
-        for state in table.states:
-            if row.applies_to(state):
-                labels, lines = groups.setdefault((state, row.target(state), kind, status), ({}, []))
-                labels[row_label(row)] = None
-                lines.append(row.line)
+        for state in table.states if row.state == ANY_STATE else (row.state,):
+            labels, lines = groups.setdefault((state, row.target(state), kind, status), ({}, []))
+            labels[row_label(row)] = None
+            lines.append(row.line)
     order = {state: i for i, state in enumerate(table.states)}
     keys = sorted(
         groups,

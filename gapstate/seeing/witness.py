@@ -88,7 +88,7 @@ class Ways:
         machine = self.machine
         return [
             c
-            for c in self.exploration.graph.nodes
+            for c in self.exploration.configs()
             if c.state in states and not c.ended and machine.within_caps(c)
         ]
 

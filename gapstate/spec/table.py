@@ -8,6 +8,7 @@ to define, which shows in the start-up of every command.
 
 from __future__ import annotations
 
+from heapq import merge
 from typing import NamedTuple
 
 from gapstate.spec.vocabulary import INVALID
@@ -128,4 +129,33 @@ class Table(NamedTuple):
         return {cap.counter: cap.limit for cap in self.caps}
 
     def rows_for(self, state: str, event: str) -> tuple[Row, ...]:
-        return tuple(r for r in self.rows if r.event == event and r.applies_to(state))
+        """The rows that apply to `event` in `state` (its own and the `*` ones), in line order."""
+        index = _index(self)
+        own, every = index.get((state, event), ()), index.get((ANY_STATE, event), ())
+        if not own or not every or state == ANY_STATE:
+            return own or every
+        return tuple(merge(own, every, key=lambda row: row.line))
+
+    def rows_written(self, state: str, event: str) -> tuple[Row, ...]:
+        """The rows whose STATE column is exactly `state` (`*` for the wildcard ones), for `event`."""
+        return _index(self).get((state, event), ())
+
+
+# The rows of each table by (STATE column, event), built on first use. A
+# Table is an immutable tuple and cannot carry it; keyed by identity (the
+# entry keeps its table alive, so an id is never reused while it is here),
+# because hashing a big table's rows on every lookup would cost what the
+# index saves. A few tables at a time: a diff holds two.
+_INDEXES: dict[int, tuple[Table, dict[tuple[str, str], tuple[Row, ...]]]] = {}
+
+
+def _index(table: Table) -> dict[tuple[str, str], tuple[Row, ...]]:
+    entry = _INDEXES.get(id(table))
+    if entry is None or entry[0] is not table:
+        grouped: dict[tuple[str, str], list[Row]] = {}
+        for row in table.rows:
+            grouped.setdefault((row.state, row.event), []).append(row)
+        if len(_INDEXES) >= 8:
+            del _INDEXES[next(iter(_INDEXES))]
+        entry = _INDEXES[id(table)] = (table, {key: tuple(rows) for key, rows in grouped.items()})
+    return entry[1]
