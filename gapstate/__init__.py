@@ -39,12 +39,16 @@ def load_spec(path_or_text: str | Path | None = None) -> Spec:
     return load(path_or_text)
 
 
-def check(spec: SpecArgument = None) -> CheckResult:
-    """Prove a spec (a loaded spec, a path, text or None): returns a CheckResult."""
+def check(spec: SpecArgument = None, max_configurations: int | None = 2_500_000) -> CheckResult:
+    """Prove a spec (a loaded spec, a path, text or None): returns a CheckResult.
+
+    Raises GapstateError, before exploring, when the caps imply more
+    configurations than `max_configurations` (None: no limit).
+    """
     from gapstate.proof.check import check as prove
     from gapstate.spec.load import resolve
 
-    return prove(resolve(spec))
+    return prove(resolve(spec), None, max_configurations)
 
 
 def replay(spec: SpecArgument, events: Iterable[dict[str, Any]]) -> ReplayResult:

@@ -9,7 +9,7 @@ import pytest
 from gapstate.cli.config import BUNDLED, GIVEN, PROJECT, resolve_spec_path
 from gapstate.spec.load import bundled_path
 
-from .support import SPEC_TEXT, run, variant
+from .support import SPEC_TEXT, line_of, run, variant
 
 BROKEN = variant("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
 
@@ -153,3 +153,35 @@ def test_the_project_itself_names_its_spec():
 
     choice = resolve_spec_path(cwd=ROOT / "tests")
     assert (choice.origin, (ROOT / "tests" / choice.path).resolve()) == (PROJECT, ROOT / "spec" / "gap-state.md")
+
+
+def test_past_the_exploration_budget_check_exits_2_at_the_largest_cap_saying_how_to_raise_it(project):
+    spec = project / "tables" / "gap.md"
+    spec.write_text(variant("@cap session_requests 3", "@cap session_requests 100000000000000000000"), encoding="utf-8")
+    result = run("check", "--format", "json")
+    assert result.exit_code == 2
+    error = json.loads(result.stdout)["error"]
+    assert error["file"] == "../../tables/gap.md" and error["line"] == line_of(spec.read_text(), "@cap session_requests 1000")
+    assert "the caps imply up to 8,100,000,000,000,000,000,041 configurations" in error["message"]
+    assert "--max-configurations N" in error["message"] and "max-configurations = N under [tool.gapstate]" in error["message"]
+
+
+def test_the_budget_comes_from_the_option_else_the_setting(project):
+    (project / "tables" / "gap.md").write_text(variant("@cap session_requests 3", "@cap session_requests 30"), encoding="utf-8")
+    assert run("check").exit_code == 0  # 2,471 configurations, well inside the default
+    assert run("check", "--max-configurations", "2470").exit_code == 2
+    assert run("check", "--max-configurations", "2471").exit_code == 0
+    with (project / "pyproject.toml").open("a", encoding="utf-8") as handle:
+        handle.write("max-configurations = 1000\n")
+    result = run("check")
+    assert result.exit_code == 2 and "more than the exploration budget of 1,000" in result.stderr
+    assert run("check", "--max-configurations", "3000").exit_code == 0
+
+
+@pytest.mark.parametrize("value", ["0", '"many"', "true", "1.5"])
+def test_a_budget_setting_that_is_not_a_positive_integer_exits_2_naming_the_file(project, value):
+    with (project / "pyproject.toml").open("a", encoding="utf-8") as handle:
+        handle.write(f"max-configurations = {value}\n")
+    result = run("check")
+    assert result.exit_code == 2
+    assert "../../pyproject.toml: [tool.gapstate] max-configurations must be a positive integer" in result.stderr

@@ -7,7 +7,7 @@ from collections import deque
 import pytest
 
 import gapstate
-from gapstate.proof.explore import concretize, explore
+from gapstate.proof.explore import TooManyConfigurations, concretize, explore
 from gapstate.run.machine import Machine, Status
 from gapstate.spec.load import parse_spec
 
@@ -38,9 +38,11 @@ def plain(machine: Machine) -> dict:
     return steps
 
 
-# (14, 2) in the fast suite: a session cap well above 2 is where configurations that differ only
-# in session_requests share their steps; every pair of caps under `pytest -m slow`.
-@pytest.mark.parametrize("caps", [pytest.param(caps, marks=() if caps == (14, 2) else pytest.mark.slow) for caps in [(3, 2), (14, 2), (9, 3)]])
+# (14, 2) and (5, 11) in the fast suite: a cap well above 2 is where configurations that differ only
+# in a counter share their steps (session_requests only added to, episode_attempts also set back
+# to 0 by open_gap); every pair of caps under `pytest -m slow`.
+@pytest.mark.parametrize("caps", [pytest.param(caps, marks=() if caps in ((14, 2), (5, 11)) else pytest.mark.slow)
+                                  for caps in [(3, 2), (14, 2), (9, 3), (5, 11)]])
 @pytest.mark.parametrize("defect", [None, SENDS_WHILE_BUSY])
 def test_the_exploration_is_exactly_the_plain_search(caps, defect):
     """Same configurations, same steps from each (event, choice, target, row, clean), same broken rules."""
@@ -152,3 +154,25 @@ def test_a_walk_starts_where_it_is_told_and_finds_nothing_past_the_end():
     assert [s.row for s in exploration.firing(requested, {settle})] == [settle]
     ended = exploration.walk(exploration.initial, lambda config: config.ended)[1]
     assert exploration.firing(ended, {settle}) is None
+
+
+@pytest.mark.parametrize("caps", [(3, 2), (40, 2), (3, 30), (25, 25)])
+def test_the_classes_count_the_configurations_before_any_is_visited(caps):
+    """The sizes of the reachable classes add up to the configurations the search then visits."""
+    text = variant("@cap session_requests 3", f"@cap session_requests {caps[0]}")
+    text = variant("@cap episode_attempts 2", f"@cap episode_attempts {caps[1]}", text)
+    exploration = explore(Machine(parse_spec(text, "spec.md").table))
+    assert exploration.implied == len(exploration)
+
+
+def test_past_the_budget_the_search_stops_before_visiting_and_says_what_the_caps_imply():
+    text = variant("@cap session_requests 3", "@cap session_requests 1000")
+    machine = Machine(parse_spec(variant("@cap episode_attempts 2", "@cap episode_attempts 1000", text), "spec.md").table)
+    with pytest.raises(TooManyConfigurations) as raised:
+        explore(machine, budget=1_000_000)
+    assert raised.value.implied == 36_021_017 and raised.value.budget == 1_000_000
+    assert "--max-configurations" in str(raised.value)
+    small = Machine(parse_spec(variant("@cap session_requests 3", "@cap session_requests 30"), "spec.md").table)
+    assert len(explore(small, budget=len(explore(small)))) == len(explore(small, budget=None))
+    with pytest.raises(TooManyConfigurations):
+        explore(small, budget=len(explore(small)) - 1)

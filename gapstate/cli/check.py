@@ -31,9 +31,18 @@ from gapstate.errors import GapstateError
     help="text for people, json (one document on stdout) for programs, github (workflow commands: "
     "annotations on the spec's lines), sarif (SARIF 2.1.0, for code scanning).",
 )
+@click.option(
+    "--max-configurations",
+    "budget",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Stop (exit 2) before exploring when the caps imply more configurations than N. Default: "
+    "max-configurations of [tool.gapstate], else 2,500,000 (about 10 s on one core).",
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 still means unusable input).")
 @reports_errors
-def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bool) -> int:
+def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, budget: int | None, exit_zero: bool) -> int:
     """Prove the table total, unambiguous and reachable, and check its rules.
 
     PATH (one or more) or --spec names the spec files; without either, the
@@ -41,7 +50,7 @@ def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bo
     bundled spec. Exit 0 when nothing is found, 1 with findings, 2 when a
     spec cannot be read (with several, the worst).
     """
-    from gapstate.cli.config import resolve_spec_path
+    from gapstate.cli.config import max_configurations, resolve_spec_path
     from gapstate.cli.render import to_json
     from gapstate.cli.render.check import check_text
     from gapstate.cli.render.errors import error_text
@@ -51,11 +60,12 @@ def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, exit_zero: bo
         """The proof, with a progress bar on a terminal once exploring has taken a second."""
         bar = LateBar("exploring") if sys.stderr.isatty() else None
         try:
-            return prove(spec, bar)
+            return prove(spec, bar, limit)
         finally:
             if bar is not None:
                 bar.close()
 
+    limit = max_configurations(budget)
     given = ([spec_path] if spec_path is not None else []) + list(paths)
     choices = [resolve_spec_path(path) for path in given or [None]]
     if len(choices) == 1 and fmt in ("text", "json"):

@@ -55,20 +55,47 @@ def resolve_spec_path(given: str | None = None, cwd: str | Path | None = None) -
 
 def project_setting(start: Path) -> SpecPath | None:
     """The `spec` of the nearest pyproject.toml above `start` that has a `[tool.gapstate]` table."""
-    for folder in (start, *start.parents):
-        candidate = folder / PYPROJECT
-        if not candidate.is_file():
-            continue
-        shown = _shown(candidate, start)
-        table = _tool_table(candidate, shown)
-        if table is None:
-            continue  # another tool's project file: keep looking, as ruff does
+    found = _project_table(start)
+    if found is not None:
+        folder, shown, table = found
         spec = table.get("spec")
         if spec is None:
             return None  # gapstate is configured here, without a spec: the bundled one
         if not isinstance(spec, str) or not spec:
             raise GapstateError("[tool.gapstate] spec must be a non-empty string (a path)", file=shown)
         return SpecPath(_shown(folder / spec, start), PROJECT, shown)
+    return None
+
+
+def max_configurations(given: int | None, cwd: str | Path | None = None) -> int:
+    """The exploration budget: `given`, else `max-configurations` of [tool.gapstate], else the default.
+
+    A setting that is not a positive integer raises GapstateError naming the file.
+    """
+    from gapstate.proof.explore import MAX_CONFIGURATIONS
+
+    if given is not None:
+        return given
+    found = _project_table(Path.cwd() if cwd is None else Path(cwd))
+    if found is None or "max-configurations" not in found[2]:
+        return MAX_CONFIGURATIONS
+    value = found[2]["max-configurations"]
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise GapstateError("[tool.gapstate] max-configurations must be a positive integer", file=found[1])
+    return value
+
+
+def _project_table(start: Path) -> tuple[Path, str, dict] | None:
+    """The folder, shown path and `[tool.gapstate]` table of the nearest pyproject.toml above `start` that has one."""
+    for folder in (start, *start.parents):
+        candidate = folder / PYPROJECT
+        if not candidate.is_file():
+            continue
+        shown = _shown(candidate, start)
+        table = _tool_table(candidate, shown)
+        if table is not None:
+            return folder, shown, table
+        # another tool's project file: keep looking, as ruff does
     return None
 
 

@@ -14,7 +14,7 @@ from gapstate.findings import (
     Finding,
 )
 from gapstate.proof.causes import attribute
-from gapstate.proof.explore import explore
+from gapstate.proof.explore import MAX_CONFIGURATIONS, TooManyConfigurations, explore
 from gapstate.proof.reach import reachability
 from gapstate.proof.rules import rule_findings
 from gapstate.proof.totality import coverage
@@ -68,8 +68,12 @@ class CheckResult(Result):
 
 
 
-def check(spec: Spec, progress: Callable[[int, int], None] | None = None) -> CheckResult:
-    """Every finding about the spec, in line order; `progress` is handed to `explore`."""
+def check(spec: Spec, progress: Callable[[int, int], None] | None = None,
+          budget: int | None = MAX_CONFIGURATIONS) -> CheckResult:
+    """Every finding about the spec, in line order; `progress` and `budget` are handed to `explore`.
+
+    Past the budget, a GapstateError names the spec and its largest cap.
+    """
     table = spec.table
     stats = {
         "states": len(table.states) if table else 0,
@@ -83,7 +87,11 @@ def check(spec: Spec, progress: Callable[[int, int], None] | None = None) -> Che
         assert table is not None
         findings.extend(coverage(table))
         machine = Machine(table)
-        exploration = explore(machine, progress)
+        try:
+            exploration = explore(machine, progress, budget)
+        except TooManyConfigurations as error:
+            largest = max(table.caps, key=lambda cap: cap.limit).line if table.caps else None
+            raise error.replaced(file=spec.path, line=largest) from None
         stats["configurations"] = len(exploration)
         # Rows already reported as contradictory or ambiguous do not fire for
         # the reason those findings give; calling them unreachable too is noise.

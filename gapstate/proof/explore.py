@@ -10,21 +10,14 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Container, Iterable
-from operator import mul
 from typing import Any, Iterator, NamedTuple
 
 import networkx as nx
 
+from gapstate.errors import GapstateError
+from gapstate.proof.packing import Packing, Step
 from gapstate.run.machine import Machine, Status
-from gapstate.spec.vocabulary import (
-    COUNTERS,
-    EVENTS,
-    PAYLOADS,
-    SEEN,
-    SETTABLE,
-    Config,
-    action,
-)
+from gapstate.spec.vocabulary import EVENTS, PAYLOADS, SEEN, Config
 
 
 class Firing(NamedTuple):
@@ -72,7 +65,7 @@ class Exploration:
       path), `steps_to(config, clean)` (its (event, choice) pairs) and
       `trace_to(config, last, clean)` (a replayable trace) are built on them.
 
-    Inside, a configuration is a small integer (see `_Packing`), and the
+    Inside, a configuration is a small integer (see `Packing`), and the
     steps are stored once per class of configurations that behave alike, so
     an exploration holds little more than a set of integers; the networkx
     graph is built on first use (a check without rule findings never needs
@@ -80,9 +73,10 @@ class Exploration:
     stops at the rule it names and not at another broken on the way.
     """
 
-    def __init__(self, packing: "_Packing", initial: int, seen: dict[int, None], classes: dict[int, tuple],
+    def __init__(self, packing: Packing, initial: int, seen: dict[int, None], classes: dict[int, tuple],
                  fired: set[int], broken: dict[tuple[str, int], list[Firing]]):
         self._packing = packing
+        self._root = initial  # the initial node, where the breadth-first trees start
         self._seen = seen  # node -> None, in breadth-first order
         self._classes = classes  # class representative -> its steps as (delta, event, choice, line, clean)
         self.initial = packing.decode(initial)
@@ -90,6 +84,7 @@ class Exploration:
         self.broken = broken
         self._graph: nx.DiGraph | None = None
         self._trees: dict[bool, dict[int, tuple[int, int, tuple | None]]] = {}
+        self.implied = len(seen)  # what the caps imply, at most (`explore` sets it)
 
     def __len__(self) -> int:
         return len(self._seen)
@@ -120,8 +115,9 @@ class Exploration:
         packing = self._packing
         if node not in self._seen or not packing.expanded(node):
             return
-        for delta, event, choice, line, clean in self._classes[packing.fold(node)]:
-            yield event, choice, node + delta, line, clean
+        representative = packing.fold(node)
+        for delta, event, choice, line, clean, resets in self._classes[representative]:
+            yield event, choice, packing.target(node, representative, delta, resets), line, clean
 
     @property
     def graph(self) -> nx.DiGraph:
@@ -224,8 +220,8 @@ class Exploration:
         """
         tree = self._trees.get(clean)
         if tree is None:
-            tree = {self._initial: (0, -1, None)}
-            queue = deque([self._initial])
+            tree = {self._root: (0, -1, None)}
+            queue = deque([self._root])
             steps = self._steps
             while queue:
                 node = queue.popleft()
@@ -252,135 +248,68 @@ class Exploration:
 
 
 
-class _Packing:
-    """Configurations as small integers, and the classes of configurations that behave alike.
+class TooManyConfigurations(GapstateError):
+    """The caps imply more configurations than the exploration may visit."""
 
-    A `Config` packs into one int, field by field (mixed radix): the state
-    by its index, a counter by its value (at most its cap plus what one
-    step adds: a configuration past a cap is not expanded), a flag as a bit.
-
-    The classes: a counter that no event or action sets (only adds to) is
-    read by the guards and rules only against 0 and against its cap (see
-    `vocabulary`: the guards and `cap-exceeded`). So two
-    configurations that differ only in such a counter, both well inside
-    (0, cap), take the same steps, with the counter shifted alike. `fold`
-    maps a node to its class representative (the counter set to the first
-    value of that middle range); the explorer steps representatives only,
-    and the steps of any node are its representative's, shifted.
-    """
-
-    def __init__(self, machine: Machine):
-        caps = machine.caps
-        self.states = tuple(machine.table.states)
-        self._state_index = {state: i for i, state in enumerate(self.states)}
-        added = {c: 0 for c in COUNTERS}
-        for row in machine.table.rows:
-            for counter in COUNTERS:
-                added[counter] = max(added[counter], sum(action(a).add.get(counter, 0) for a in row.actions))
-        self.radix: list[tuple[str, int, int]] = []  # (field, stride, size)
-        stride = 1
-        for name in Config._fields:
-            size = len(self.states) if name == "state" else caps[name] + added[name] + 1 if name in COUNTERS else 2
-            self.radix.append((name, stride, size))
-            stride *= size
-        assert self.radix[0][:2] == ("state", 1)  # `pack` relies on it
-        self._strides = tuple(stride for _, stride, _ in self.radix[1:])
-        # (stride, size, cap) of each counter, for `expanded`; and of the shiftable ones, the middle range
-        self._caps = [(st, size, caps[name]) for name, st, size in self.radix if name in COUNTERS]
-        self._shifts = []
-        for name, st, size in self.radix:
-            if name in COUNTERS and name not in SETTABLE:
-                low = added[name] + 2  # the middle: low..high, where v > 0, v < cap and v + a step's add < cap
-                high = caps[name] - added[name] - 2
-                if high > low:
-                    self._shifts.append((st, size, low, high))
-
-    def pack(self, config: Config) -> int:
-        """`encode` without its range checks, for configurations the machine itself produced."""
-        return self._state_index[config[0]] + sum(map(mul, config[1:], self._strides))
-
-    def encode(self, config: Config) -> int:
-        node = 0
-        for (name, stride, size), value in zip(self.radix, config):
-            code = self._state_index[value] if name == "state" else int(value)
-            if not 0 <= code < size:
-                raise ValueError(f"{name} = {value} is outside the explored range")
-            node += code * stride
-        return node
-
-    def decode(self, node: int) -> Config:
-        values: list[Any] = []
-        for name, stride, size in self.radix:
-            code = node // stride % size
-            values.append(self.states[code] if name == "state" else code if name in COUNTERS else bool(code))
-        return Config._make(values)
-
-    def expanded(self, node: int) -> bool:
-        """Within every cap: such a configuration is explored further."""
-        return all(node // stride % size <= cap for stride, size, cap in self._caps)
-
-    def fold(self, node: int) -> int:
-        """The representative of the node's class (itself when no counter is in its middle range)."""
-        for stride, size, low, high in self._shifts:
-            value = node // stride % size
-            if low < value <= high:
-                node -= (value - low) * stride
-        return node
+    def __init__(self, implied: int, budget: int):
+        super().__init__(
+            f"the caps imply up to {implied:,} configurations, more than the exploration budget of "
+            f"{budget:,}; lower a cap, or raise the budget (--max-configurations N, or "
+            f"max-configurations = N under [tool.gapstate] in pyproject.toml)"
+        )
+        self.implied = implied
+        self.budget = budget
 
 
-def explore(machine: Machine, progress: Callable[[int, int], None] | None = None) -> Exploration:
-    """Breadth-first over every reachable configuration.
+# About 10 s of exploring on one core: a configuration costs a few microseconds
+# when its class is already stepped (see `Packing`), and the classes grow with
+# the table, not with the caps (bench/run.py measures both).
+MAX_CONFIGURATIONS = 2_500_000
+
+
+def explore(machine: Machine, progress: Callable[[int, int], None] | None = None,
+            budget: int | None = MAX_CONFIGURATIONS) -> Exploration:
+    """Breadth-first over every reachable configuration; TooManyConfigurations past `budget`.
 
     A configuration whose counters passed their caps (the `cap-exceeded`
     rule) is a node but is not expanded: that keeps the graph finite on a
-    table that never stops counting. Only class representatives are
-    stepped (see `_Packing`), so the cost grows with the number of
-    configurations only through a set insertion per edge. `progress`, when
-    given, is called now and then with (done, total): how far the largest
-    counter values reached are towards their caps.
+    table that never stops counting. First the classes (see `Packing`) are
+    explored, each stepped once: their sizes add up to how many
+    configurations the caps imply, at most, before any is visited, and
+    past the budget the search stops there. Then every configuration is
+    visited, by a set insertion per edge. `progress`, when given, is called
+    now and then with (done, total): how far the largest counter values
+    reached are towards their caps. `budget` None explores whatever it costs.
     """
-    packing = _Packing(machine)
-    decode, fold, expanded, pack = packing.decode, packing.fold, packing.expanded, packing.pack
+    packing = Packing(machine)
     initial = packing.encode(machine.initial)
-    events = tuple(EVENTS)
-    classes: dict[int, tuple[tuple[int, str, bool, int, bool], ...]] = {}
-    breaks: dict[int, tuple[tuple[str, int, str, bool], ...]] = {}  # representative -> (rule, line, event, choice)
+    classes, breaks, implied = _classes(machine, packing, initial)
+    if budget is not None and implied > budget:
+        raise TooManyConfigurations(implied, budget)
+    decode, fold, expanded, target_of = packing.decode, packing.fold, packing.expanded, packing.target
     fired: set[int] = set()
+    counted: set[int] = set()  # representatives whose rows are in `fired`
     broken: dict[tuple[str, int], list[Firing]] = {}
     seen: dict[int, None] = {initial: None}
     queue = deque([initial])
     pop, push = queue.popleft, queue.append
-    counters = [(stride, size, cap) for stride, size, cap in packing._caps]
+    counters = packing.caps
     total = sum(cap for _, _, cap in counters)
     done = 0
     count = 0
     while queue:
         source = pop()
         representative = fold(source)
-        steps = classes.get(representative)
-        if steps is None:
-            config = decode(representative)
-            found = []
-            breaking = []
-            for event in events:
-                for choice in machine.choices(config, event):
-                    outcome = machine.step_once(config, event, choice)
-                    if outcome.status is not Status.OK:
-                        continue
-                    line = outcome.row.line
-                    fired.add(line)
-                    found.append((pack(outcome.config) - representative, event, choice, line,
-                                  not outcome.broken))
-                    breaking.extend((rule, line, event, choice) for rule in outcome.broken)
-            steps = classes[representative] = tuple(found)
-            if breaking:
-                breaks[representative] = tuple(breaking)
+        steps = classes[representative]
+        if representative not in counted:
+            counted.add(representative)
+            fired.update(step[3] for step in steps)
         if breaks and representative in breaks:
             before = decode(source)
             for rule, line, event, choice in breaks[representative]:
                 broken.setdefault((rule, line), []).append(Firing(before, event, choice, False))
         for step in steps:
-            target = source + step[0]
+            target = source + step[0] if not step[5] else target_of(source, representative, step[0], step[5])
             if target not in seen:
                 seen[target] = None
                 if expanded(target):
@@ -391,9 +320,54 @@ def explore(machine: Machine, progress: Callable[[int, int], None] | None = None
             progress(done, total)
     if progress is not None:
         progress(total, total)
-    return Exploration(packing, initial, seen, classes, fired, broken)
+    exploration = Exploration(packing, initial, seen, classes, fired, broken)
+    exploration.implied = implied
+    return exploration
 
 
+def _classes(machine: Machine, packing: Packing, initial: int) -> tuple[dict[int, tuple[Step, ...]], dict, int]:
+    """Every class reachable from the initial node, each stepped once, and how many configurations they hold.
+
+    Returns the steps of each class (by representative), the rule-breaking
+    steps of those that break any, and the sum of the classes' sizes: an
+    upper bound of the configurations `explore` will visit (a class counts
+    whole when some member of it can be reached from a reachable class).
+    """
+    decode, pack, fold, expanded = packing.decode, packing.pack, packing.fold, packing.expanded
+    resets = packing.resets
+    events = tuple(EVENTS)
+    classes: dict[int, tuple[Step, ...]] = {}
+    breaks: dict[int, tuple[tuple[str, int, str, bool], ...]] = {}  # representative -> (rule, line, event, choice)
+    start = fold(initial)
+    implied = 0
+    seen = {start}
+    queue = deque([start])
+    while queue:
+        representative = queue.popleft()
+        implied += packing.class_size(representative)
+        if not expanded(representative):
+            continue
+        config = decode(representative)
+        found: list[Step] = []
+        breaking = []
+        for event in events:
+            for choice in machine.choices(config, event):
+                outcome = machine.step_once(config, event, choice)
+                if outcome.status is not Status.OK:
+                    continue
+                line = outcome.row.line
+                found.append((pack(outcome.config) - representative, event, choice, line, not outcome.broken,
+                              resets[line]))
+                breaking.extend((rule, line, event, choice) for rule in outcome.broken)
+        steps = classes[representative] = tuple(found)
+        if breaking:
+            breaks[representative] = tuple(breaking)
+        for step in steps:
+            for target in packing.class_targets(representative, step):
+                if target not in seen:
+                    seen.add(target)
+                    queue.append(target)
+    return classes, breaks, implied
 
 
 def concretize(steps: Iterable[tuple[str, bool]]) -> list[dict[str, Any]]:
