@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -87,12 +88,51 @@ def test_streamed_output_is_what_the_result_renders(tmp_path, fmt):
         assert cli == "".join(replay_step_line(step, caps) + "\n" for step in api.steps) + replay_tail(api, caps, str(path)) + "\n"
 
 
-def test_a_long_trace_streams_every_step_through_the_spool(tmp_path):
-    # 80,000 transcript lines pass the spool's 8 MiB in memory, so it moves to a file.
-    path = write_trace(tmp_path, *(['{"event": "loss_silent"}'] * 80000))
-    result = replay(path)
+def test_a_long_trace_on_standard_input_passes_through_the_spool(tmp_path):
+    # Standard input cannot be read twice; 80,000 transcript lines pass the spool's 8 MiB in memory, so it moves to a file.
+    result = CliRunner().invoke(main, ["replay", "-"], input="".join(['{"event": "loss_silent"}\n'] * 80000))
     assert result.exit_code == 0
     assert result.stdout.count("\n") == 80000 + 2
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_trace_file_is_checked_whole_then_its_steps_are_printed_as_it_is_read_again(tmp_path, monkeypatch, fmt):
+    import click
+
+    import gapstate.run.trace as trace
+
+    count = 20000
+    path = write_trace(tmp_path, *(['{"event": "loss_silent"}'] * count))
+    read: list[int] = []  # events handed on, per reading of the trace
+    real = trace.read_trace
+
+    class Counted:
+        def __init__(self, events: Any):
+            self.events, self.reading = events, len(read)
+            read.append(0)
+
+        def __iter__(self) -> Any:
+            for event in self.events:
+                read[self.reading] += 1
+                yield event
+
+        def line_of(self, index: int) -> int:
+            return self.events.line_of(index)
+
+    monkeypatch.setattr(trace, "read_trace", lambda p: Counted(real(p)))
+    when: list[list[int]] = []  # how much was read at each write of steps
+    echo = click.echo
+    monkeypatch.setattr(click, "echo", lambda text=None, *a, **k: (when.append(list(read)) if "loss_silent" in str(text) else None, echo(text, *a, **k))[1])
+    result = replay(path, "--format", fmt)
+    assert result.exit_code == 0
+    assert result.stdout.count("loss_silent") == count
+    assert when[0][0] == count and when[0][1] < count  # the first pass read it all; the second had just begun
+
+    read.clear()
+    when.clear()
+    bad = write_trace(tmp_path, *(['{"event": "loss_silent"}'] * count + ["{not json"]))
+    result = replay(bad, "--format", fmt)
+    assert result.exit_code == 2 and "loss_silent" not in result.stdout and not when
 
 
 def test_replay_text_names_trace_lines_not_indexes_and_json_keeps_the_index(tmp_path):

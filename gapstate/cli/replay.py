@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import click
 
@@ -27,37 +29,98 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> i
     Exit 0 when every event replays, 1 on an invalid event, an event after
     session_end or a broken rule, 2 when the trace or spec cannot be used.
     """
+    import os
+
+    from gapstate.cli.render.replay import replay_step_line, replay_tail, step_json
+    from gapstate.run.replayer import replay as run
+    from gapstate.run.trace import read_trace
+    from gapstate.spec.source import STDIN, label
+
+    spec = spec_for(spec_path)
+    caps = spec.table.cap_limits() if spec.table else {}
+    if summary:
+        return _finish(run(spec, read_trace(trace_path), keep_steps=False), fmt, caps, label(trace_path))
+    render = step_json if fmt == "json" else (lambda step: replay_step_line(step, caps))
+    if trace_path == STDIN or not os.path.isfile(trace_path):
+        return _spooled(spec, trace_path, fmt, caps, render)
+    # A regular file is read twice: first replayed whole with nothing printed,
+    # so unusable input (exit 2) prints no half and the JSON's "ok" is known
+    # up front; then replayed again, each step printed as it happens, so
+    # `| head` gets its lines at once and a million steps are never held.
+    result = run(spec, read_trace(trace_path), keep_steps=False)
+    out = _Chunks(",\n" if fmt == "json" else "\n")
+    if fmt == "json":
+        from gapstate.cli.render.replay import replay_json_ends
+
+        head, tail = replay_json_ends(result)
+        say(head, nl=False)
+        run(spec, read_trace(trace_path), keep_steps=False, on_step=lambda step: out.add(render(step)))
+        out.flush()
+        say(tail)
+    else:
+        run(spec, read_trace(trace_path), keep_steps=False, on_step=lambda step: out.add(render(step)))
+        out.flush()
+        if out.written:
+            say("")
+        say(replay_tail(result, caps, label(trace_path)))
+    return 0 if result.ok else 1
+
+
+class _Chunks:
+    """Lines joined by `separator`, written to stdout some thousand at a time (a write a line costs more than the step)."""
+
+    def __init__(self, separator: str):
+        self.separator = separator
+        self.pending: list[str] = []
+        self.written = False
+
+    def add(self, text: str) -> None:
+        self.pending.append(text)
+        if len(self.pending) >= 1024:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            say((self.separator if self.written else "") + self.separator.join(self.pending), nl=False)
+            self.written = True
+            self.pending = []
+
+
+def _spooled(spec: Any, trace_path: str, fmt: str, caps: dict[str, int], render: Callable[[Any], str]) -> int:
+    """Standard input or a pipe cannot be read twice: the steps are held until the trace proved usable.
+
+    They go to a spool (memory, then a temporary file past 8 MiB), and reach
+    stdout only after the whole trace was read: exit 2 still prints no half.
+    """
     import tempfile
 
-    from gapstate.cli.render.replay import replay_json, replay_step_line, replay_tail, step_json
-    from gapstate.run.replayer import Step
     from gapstate.run.replayer import replay as run
     from gapstate.run.trace import read_trace
     from gapstate.spec.source import label
 
-    spec = spec_for(spec_path)
-    caps = spec.table.cap_limits() if spec.table else {}
-    # Steps go to a spool (memory, then a temporary file past 8 MiB) as they
-    # happen, and reach stdout only once the whole trace proved usable: a
-    # million steps are never held in memory, and exit 2 prints no half.
     with tempfile.SpooledTemporaryFile(max_size=8 << 20, mode="w+", encoding="utf-8") as spool:
-        if summary:
-            writer = None
-        elif fmt == "json":
-            def writer(step: Step) -> None:
-                spool.write((",\n" if spool.tell() else "") + step_json(step))
-        else:
-            def writer(step: Step) -> None:
-                spool.write(replay_step_line(step, caps) + "\n")
+        separator = ",\n" if fmt == "json" else "\n"
+
+        def writer(step: Any) -> None:
+            spool.write((separator if spool.tell() else "") + render(step))
+
         result = run(spec, read_trace(trace_path), keep_steps=False, on_step=writer)
+        if fmt != "json" and spool.tell():
+            spool.write("\n")
         spool.seek(0)
-        body = iter(lambda: spool.read(1 << 16), "")
-        if fmt == "json":
-            for chunk in replay_json(result, None if summary else body):
-                say(chunk, nl=False)
-            say("")
-        else:
-            for chunk in body:
-                say(chunk, nl=False)
-            say(replay_tail(result, caps, label(trace_path)))
+        return _finish(result, fmt, caps, label(trace_path), iter(lambda: spool.read(1 << 16), ""))
+
+
+def _finish(result: Any, fmt: str, caps: dict[str, int], source: str, body: Iterable[str] | None = None) -> int:
+    """Print the steps (`body`, if any) and what follows them; the exit code."""
+    from gapstate.cli.render.replay import replay_json, replay_tail
+
+    if fmt == "json":
+        for chunk in replay_json(result, body):
+            say(chunk, nl=False)
+        say("")
+    else:
+        for chunk in body or ():
+            say(chunk, nl=False)
+        say(replay_tail(result, caps, source))
     return 0 if result.ok else 1

@@ -88,17 +88,25 @@ def replay_json(result: ReplayResult, body: Iterable[str] | None = None) -> Iter
 
     The keys and their order are the result's `to_dict()`; the steps go one a
     line (step_json, joined by ",\n") right after "ok", which keeps a
-    million-step document greppable and lets the CLI stream them from its
-    spool as `body`. Without `body`, the steps are the result's own; a
-    result without steps (--summary) gives a document without a "steps" key.
+    million-step document greppable and lets the CLI stream them as `body`
+    (between `replay_json_ends`). Without `body`, the steps are the result's
+    own; a result without steps (--summary) gives a document without a
+    "steps" key.
     """
-    document = result.to_dict(with_steps=False)
     if body is None and result.steps is not None:
         body = [",\n".join(step_json(step) for step in result.steps)]
-    fields = [f"{json.dumps(key)}: {json.dumps(value)}" for key, value in document.items()]
     if body is None:
-        yield "{" + ",\n ".join(fields) + "}"
+        document = result.to_dict(with_steps=False)
+        yield "{" + ",\n ".join(f"{json.dumps(key)}: {json.dumps(value)}" for key, value in document.items()) + "}"
         return
-    yield "{" + fields[0] + ',\n "steps": [\n'
+    head, tail = replay_json_ends(result)
+    yield head
     yield from body
-    yield "\n ],\n " + ",\n ".join(fields[1:]) + "}"
+    yield tail
+
+
+def replay_json_ends(result: Any) -> tuple[str, str]:
+    """What goes before the steps of the replay document and what after them."""
+    fields = [f"{json.dumps(key)}: {json.dumps(value)}" for key, value in result.to_dict(with_steps=False).items()]
+    return "{" + fields[0] + ',\n "steps": [\n', "\n ],\n " + ",\n ".join(fields[1:]) + "}"
+
