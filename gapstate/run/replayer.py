@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import msgspec
 
 from gapstate.results import Result
+from gapstate.run.ids import Ids
 from gapstate.run.machine import Machine, Outcome, Status, compiled
 from gapstate.spec.vocabulary import CHOICE_OF, COUNTERS, PAYLOADS, RULES, SEEN, Config
 from gapstate.spec.load import Spec
@@ -181,7 +182,7 @@ class Session:
     def __init__(self, machine: Machine):
         self.machine = machine
         self.node = machine.node(machine.initial)
-        self.seen: set[str] = set()  # SEEN payload values (interval ids) given this session
+        self.seen = Ids()  # SEEN payload values (interval ids) given this session
         self.last_commit: int | None = None  # t of the send_ok that last committed
         self.last_loss: int | None = None  # t of the last unseen voiced loss
         self.read = 0  # the index after the last event `run` read
