@@ -99,3 +99,15 @@ def test_after_a_syntax_or_name_finding_the_summary_says_what_was_read_and_that_
         "the proof did not run: fix the findings above first)"
     )
     assert json.loads(run("check", str(path), "--format", "json").stdout)["stats"]["rows"] == rows
+
+
+def test_the_json_of_many_findings_is_written_in_pieces_and_reads_as_one_indented_document(broken_spec):
+    """A big table's findings make a big document: written a piece at a time, the same text `json.dumps` gives."""
+    from gapstate.cli.render import json_chunks
+
+    result = run("check", str(broken_spec), "--format", "json")
+    document = json.loads(result.stdout)
+    assert result.stdout == json.dumps(document, indent=2) + "\n"
+    many = {"findings": [document["findings"]] * 400}
+    pieces = list(json_chunks(many))
+    assert len(pieces) > 1 and "".join(pieces) == json.dumps(many, indent=2)

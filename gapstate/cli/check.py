@@ -51,7 +51,7 @@ def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, budget: int |
     spec cannot be read (with several, the worst).
     """
     from gapstate.cli.config import max_configurations, resolve_spec_path
-    from gapstate.cli.render import to_json
+    from gapstate.cli.render import json_chunks, to_json
     from gapstate.cli.render.check import check_text
     from gapstate.cli.render.errors import error_text
     from gapstate.proof.check import check as prove
@@ -70,7 +70,12 @@ def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, budget: int |
     choices = [resolve_spec_path(path) for path in given or [None]]
     if len(choices) == 1 and fmt in ("text", "json"):
         result = explored(read_spec(choices[0]))
-        say(to_json(result.to_dict()) if fmt == "json" else check_text(result, bundled=choices[0].bundled))
+        if fmt == "json":
+            for chunk in json_chunks(result.to_dict()):  # the findings of a big table make a big document
+                say(chunk, nl=False)
+            say("")
+        else:
+            say(check_text(result, bundled=choices[0].bundled))
         return 0 if result.ok or exit_zero else 1
     # Several specs, or a CI format: each is checked and reported in turn; the
     # exit code is the worst, and JSON or SARIF is one document holding each spec's.
