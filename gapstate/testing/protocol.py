@@ -99,17 +99,20 @@ class Child:
             self._fail(f"the answer to {sent} is {why}: {shown[:200]!r}")
 
     def _write(self, data: bytes, sent: str, deadline: float) -> None:
+        """Write it all; a pipe with room takes it at once, without a `select` (half the system calls of a round trip)."""
         stdin = self.process.stdin.fileno()
         view = memoryview(data)
+        writable = True
         while view:
-            writable = self._wait([stdin], sent, deadline)
             if writable:
                 try:
                     view = view[os.write(stdin, view) :]
+                    continue
                 except BrokenPipeError:
                     self._exited(sent)
                 except BlockingIOError:
                     pass
+            writable = self._wait([stdin], sent, deadline)
 
     def _read_line(self, sent: str, deadline: float) -> bytes:
         while True:
