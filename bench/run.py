@@ -14,6 +14,10 @@ compactly, about 35 bytes a line), then measures:
 - in process: interpreter steps a second on decoded events, and the Python
   API `gapstate.replay(spec, events)` keeping every step (and, reported,
   turning those steps into the JSON document);
+- what grows with the input (bench/scale.py): a 10,003-row table, caps
+  whose configurations pass the exploration budget, `replay | head -3` on
+  the long trace, a million distinct ids, and the conform transport with a
+  trivial answering process;
 - `conform` and `coverage` events a second, when those commands exist;
 - `diff --traces` against `coverage` on the same 2,000 sessions of 200
   events (bench/diff_speed.py), alternated pair after pair.
@@ -36,6 +40,7 @@ import tempfile
 import time
 from typing import Any, NamedTuple
 
+from scale import scale_figures
 from timing import GAPSTATE, ROOT, Spread, compare, environment, rates, start_launcher
 
 start_launcher()  # before the runner grows: its children's peak memory must be their own
@@ -99,7 +104,7 @@ class Figure(NamedTuple):
 
 
 def _num(value: float, unit: str) -> str:
-    if unit == "x":
+    if unit in ("x", "s"):
         return f"{value:.2f}"
     if value >= 1000:
         return f"{value:,.0f}"
@@ -181,6 +186,8 @@ def main() -> None:
         show(Figure("check @cap session_requests 1000 / check bundled", c.ratio, "x", "<= 12",
                     f"{c.command.median:.2f} s against {c.baseline.median:.2f} s; exit {sorted(set(c.codes))}"))
         show(Figure("check @cap session_requests 1000 peak memory", c.peak_mib, "MiB", "< 250"))
+
+        scale_figures(folder, env, trace, [sys.executable, "-c", JSON_LOOP], heavy, show, Figure, text)
 
         # conform drives the example room loop (plain Python, no gapstate import) when the
         # project has one, else bench/reference_impl.py (gapstate's own Session behind the protocol)

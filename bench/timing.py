@@ -29,6 +29,7 @@ class Run(NamedTuple):
     seconds: float
     peak_mib: float
     code: int
+    cpu: float  # user + system seconds: on a loaded machine, closer to what the work costs than wall time
 
 
 class Spread(NamedTuple):
@@ -67,7 +68,8 @@ for line in sys.stdin:
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env, cwd=folder)
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
-    print(json.dumps([seconds, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)]), flush=True)
+    print(json.dumps([seconds, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status),
+                      usage.ru_utime + usage.ru_stime]), flush=True)
 """
 _launcher: subprocess.Popen | None = None
 

@@ -1,0 +1,92 @@
+"""The figures of bench/run.py that grow the input: big tables, huge caps, streaming, many ids, the conform pipe.
+
+Each says what bounds gapstate's cost when the input is large:
+
+- `check` of a generated 10,003-row table (bench/big_table.py 185
+  --breaking: 741 states, 29,824 configurations, 2,035 rule findings);
+- `check` of the bundled table with `@cap session_requests 10^20`, which
+  must stop (exit 2) before exploring, against `check` of the bundled table;
+- `replay TRACE | head -3` on the 1,000,000-event trace: how long until
+  gapstate has exited (141) after head took its lines;
+- `replay --summary` of 1,000,000 `loss_voiced` events with distinct ids,
+  against the json.loads loop over the same file, and its peak memory;
+- the conform transport's round trips with a trivial answering process
+  (it answers `{}` at once), so the figure is gapstate's side of the pipe.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from big_table import big_table
+from timing import GAPSTATE, ROOT, Spread, compare, timed
+
+TRIVIAL = "import sys\nfor line in sys.stdin:\n    sys.stdout.write('{}\\n')\n    sys.stdout.flush()\n"
+
+
+def scale_figures(folder: str, env: dict[str, str], trace: str, floor: list[str], runs: int,
+                  show: Callable[..., None], figure: Any, spec_text: str) -> None:
+    """Measure each figure (`runs` times), handing each to `show` as a `figure(name, value, unit, goal, detail)`."""
+    big = os.path.join(folder, "big.md")
+    with open(big, "w", encoding="utf-8") as handle:
+        handle.write(big_table(185, breaking=True))
+    done = [timed(GAPSTATE + ["check", "--spec", big, "--format", "json"], env) for _ in range(runs)]
+    show(figure("check of a 10,003-row table, 2,035 findings (CPU seconds)", Spread.of([r.cpu for r in done]), "s",
+                "< 15", f"{statistics.median(r.seconds for r in done):.1f} s wall; exit {sorted({r.code for r in done})}; "
+                "python bench/big_table.py 185 --breaking"))
+    show(figure("check of a 10,003-row table, peak memory", Spread.of([r.peak_mib for r in done]), "MiB", "< 300"))
+
+    huge = os.path.join(folder, "cap1e20.md")
+    with open(huge, "w", encoding="utf-8") as handle:
+        handle.write(spec_text.replace("@cap session_requests 3\n", "@cap session_requests 100000000000000000000\n"))
+    done = [timed(GAPSTATE + ["check", "--spec", huge], env) for _ in range(runs)]
+    c = compare(GAPSTATE + ["check", "--spec", huge], GAPSTATE + ["check"], runs, env)
+    show(figure("check @cap session_requests 10^20, to its exit 2 (CPU seconds)", Spread.of([r.cpu for r in done]), "s",
+                "< 1", f"{c.ratio.median:.2f} x the wall time of check bundled; exit {sorted(set(c.codes))}"))
+
+    waits, cpus, codes = [], [], set()
+    for _ in range(runs):
+        start = time.perf_counter()
+        process = subprocess.Popen(GAPSTATE + ["replay", trace], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   env=env, cwd=ROOT)
+        assert process.stdout is not None
+        for _ in range(3):
+            process.stdout.readline()
+        process.stdout.close()
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        codes.add(process.returncode)
+        waits.append(time.perf_counter() - start)
+        cpus.append(usage.ru_utime + usage.ru_stime)
+    show(figure("replay TRACE | head -3, 1,000,000 events: until gapstate exits (CPU s)", Spread.of(cpus), "s", "< 1",
+                f"{statistics.median(waits):.2f} s wall; exit {sorted(codes)}"))
+
+    ids = os.path.join(folder, "ids.jsonl")
+    with open(ids, "w", encoding="utf-8") as handle:
+        handle.writelines(f'{{"event":"loss_voiced","t":{n},"id":"interval-{n:012d}"}}\n' for n in range(1_000_000))
+    c = compare(GAPSTATE + ["replay", "--summary", ids], [*floor, ids], max(3, runs // 2), env)
+    show(figure("replay --summary, 1,000,000 distinct ids / json.loads loop", c.ratio, "x", "",
+                f"{c.command.median:.2f} s against {c.baseline.median:.2f} s; exit {sorted(set(c.codes))}"))
+    show(figure("replay --summary, 1,000,000 distinct ids, peak memory", c.peak_mib, "MiB", "< 100"))
+
+    sys.path.insert(0, ROOT)
+    from gapstate.testing.protocol import Child
+
+    rates, walls = [], []
+    for _ in range(runs):
+        with Child([sys.executable, "-c", TRIVIAL]) as child:
+            child.reset()
+            event = {"event": "loss_silent", "t": 0}
+            start, cpu = time.perf_counter(), time.process_time()
+            for _ in range(20_000):
+                child.step(event)
+            rates.append(20_000 / (time.process_time() - cpu))
+            walls.append(20_000 / (time.perf_counter() - start))
+    show(figure("conform transport, trivial answering process (events per CPU s)", Spread.of(rates), "/s", ">= 25,000",
+                f"{statistics.median(walls):,.0f} events/s wall (both processes share the cores); 20,000 round trips"))
