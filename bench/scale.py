@@ -64,7 +64,7 @@ def scale_figures(folder: str, env: dict[str, str], trace: str, floor: list[str]
         codes.add(process.returncode)
         waits.append(time.perf_counter() - start)
         cpus.append(usage.ru_utime + usage.ru_stime)
-    show(figure("replay TRACE | head -3, 1,000,000 events: until gapstate exits (CPU s)", Spread.of(cpus), "s", "< 1",
+    show(figure("replay TRACE piped to head -3, 1,000,000 events: until gapstate exits (CPU s)", Spread.of(cpus), "s", "< 1",
                 f"{statistics.median(waits):.2f} s wall; exit {sorted(codes)}"))
 
     ids = os.path.join(folder, "ids.jsonl")
