@@ -157,12 +157,13 @@ def test_the_project_itself_names_its_spec():
 
 def test_past_the_exploration_budget_check_exits_2_at_the_largest_cap_saying_how_to_raise_it(project):
     spec = project / "tables" / "gap.md"
-    spec.write_text(variant("@cap session_requests 3", "@cap session_requests 100000000000000000000"), encoding="utf-8")
+    text = variant("@cap session_requests 3", "@cap session_requests 100")
+    spec.write_text(variant("@cap episode_attempts 2", "@cap episode_attempts 1000", text), encoding="utf-8")
     result = run("check", "--format", "json")
     assert result.exit_code == 2
     error = json.loads(result.stdout)["error"]
-    assert error["file"] == "../../tables/gap.md" and error["line"] == line_of(spec.read_text(), "@cap session_requests 1000")
-    assert "the caps imply up to 8,100,000,000,000,000,000,041 configurations" in error["message"]
+    assert error["file"] == "../../tables/gap.md" and error["line"] == line_of(spec.read_text(), "@cap episode_attempts 1000")
+    assert "the caps imply up to 3,612,917 configurations, more than the exploration budget of 2,500,000" in error["message"]
     assert "--max-configurations N" in error["message"] and "max-configurations = N under [tool.gapstate]" in error["message"]
 
 
