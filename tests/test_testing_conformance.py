@@ -166,7 +166,9 @@ def test_a_divergence_is_found_by_generated_traces_alone_and_shrunk(tmp_path):
     result = gapstate.conform(room_loop.RoomLoop(bug="send_while_busy"), vectors=tmp_path, examples=40)
     assert result.vectors == 1 and not result.ok
     assert result.divergence.source == "generated"
-    assert [e["event"] for e in result.divergence.trace] == ["loss_voiced", "busy_start", "floor_released"]
+    # a busy interviewer, an open gap, a release: in either order of the first two
+    assert sorted(e["event"] for e in result.divergence.trace) == ["busy_start", "floor_released", "loss_voiced"]
+    assert result.divergence.trace[-1]["event"] == "floor_released"
 
 
 def test_an_answer_that_is_not_a_dict_raises_the_documented_error():
