@@ -154,3 +154,16 @@ def test_sigterm_to_conform_ends_the_implementation_too(tmp_path):
             break
         time.sleep(0.01)
     assert not _alive(grandchild)
+
+
+def test_a_child_that_diverges_and_then_exits_keeps_its_divergence():
+    """It answers the first event wrongly and ends: the divergence stands, not "exited before answering"."""
+    wrong = (
+        "import sys\n"
+        "sys.stdin.readline()\nprint('{}', flush=True)\n"
+        "sys.stdin.readline()\nprint('{\"state\": \"NOWHERE\", \"actions\": []}', flush=True)\n"
+    )
+    with Child(script(wrong), timeout=10) as child:
+        result = conform(gapstate.load_spec(), child, examples=5)
+    assert not result.ok
+    assert result.divergence.actual["state"] == "NOWHERE" and result.divergence.index == 0

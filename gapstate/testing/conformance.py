@@ -247,7 +247,10 @@ class Runner:
                 if budget <= 0:
                     break
                 budget -= 1
-                again = self.run(candidate, best.source) if candidate else None
+                try:
+                    again = self.run(candidate, best.source) if candidate else None
+                except Untestable:  # it diverged, then stopped answering: the divergence stands, unshrunk further
+                    return replace(best, source=found.source, shrunk_from=found.shrunk_from)
                 if again is not None and field in again.fields and _size(again.trace) < _size(best.trace):
                     best, improved = again, True
                     break
@@ -416,6 +419,9 @@ def _generated(
     with with_reporter(lambda message: None):
         try:
             with_seed(seed)(agrees_with_the_table)()
+        except Untestable:
+            if not found:
+                raise
         except (_Diverged, Flaky, _Stopped):
             pass  # Flaky: an implementation that answers differently on the same trace; keep the last found
         except Unsatisfiable:
