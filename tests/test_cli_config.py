@@ -52,6 +52,32 @@ def test_without_any_setting_the_bundled_spec_is_checked_and_the_summary_says_so
     assert result.stdout.splitlines()[-1].startswith(f"gapstate check: {bundled_path()} (the bundled spec): ok (")
 
 
+@pytest.mark.parametrize("fmt", ["text", "json", "github", "sarif"])
+def test_checking_the_bundled_example_unasked_says_so_on_stderr_in_every_format(tmp_path, monkeypatch, fmt):
+    monkeypatch.chdir(tmp_path)
+    result = run("check", "--format", fmt)
+    assert result.exit_code == 0
+    assert "checks the example bundled with gapstate, not your spec" in result.stderr
+    assert "[tool.gapstate]" in result.stderr and "gapstate check spec/gap-state.md" in result.stderr
+
+
+def test_require_spec_refuses_the_bundled_example_and_passes_a_given_or_configured_spec(project, tmp_path_factory, monkeypatch):
+    good = project / "good.md"
+    good.write_text(SPEC_TEXT, encoding="utf-8")
+    assert run("check", "--require-spec", str(good)).exit_code == 0
+    assert run("check", "--require-spec").exit_code == 1  # the configured (broken) spec, not the bundled one
+    monkeypatch.chdir(tmp_path_factory.mktemp("elsewhere"))
+    result = run("check", "--require-spec")
+    assert result.exit_code == 2 and "--require-spec" in result.stderr and result.stdout == ""
+    assert json.loads(run("check", "--require-spec", "--format", "json").stdout)["ok"] is False
+
+
+def test_a_given_spec_is_checked_without_the_bundled_example_note(project):
+    good = project / "good.md"
+    good.write_text(SPEC_TEXT, encoding="utf-8")
+    assert "bundled" not in run("check", str(good)).stderr
+
+
 def test_a_gapstate_table_without_spec_means_the_bundled_spec(project):
     (project / "pyproject.toml").write_text("[tool.gapstate]\n", encoding="utf-8")
     assert resolve_spec_path().origin == BUNDLED

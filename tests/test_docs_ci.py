@@ -17,8 +17,8 @@ CHECK_JSONSCHEMA = shutil.which("check-jsonschema")
 
 
 def test_the_workflow_runs_check_with_github_annotations_and_the_git_diff():
-    """File names after `--`, so a file named like an option is read as a file."""
-    assert "gapstate check --format github -- spec/gap-state.md" in WORKFLOW
+    """File names after `--`, so a file named like an option is read as a file; never a green check of the example."""
+    assert "gapstate check --require-spec --format github -- spec/gap-state.md" in WORKFLOW
     assert "gapstate diff --git origin/main -- spec/gap-state.md" in WORKFLOW
     assert re.search(r"pull_request:\n\s+paths:\n\s+- spec/gap-state.md", WORKFLOW)
 

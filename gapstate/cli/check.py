@@ -20,6 +20,12 @@ from gapstate.cli.output import say
 from gapstate.errors import GapstateError
 
 
+NO_SPEC = (
+    "no spec given and none configured (pass its path, `gapstate check spec/gap-state.md`, "
+    'or set `spec = "spec/gap-state.md"` under [tool.gapstate] in pyproject.toml)'
+)
+
+
 @main.command()
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @SPEC
@@ -41,14 +47,23 @@ from gapstate.errors import GapstateError
     "max-configurations of [tool.gapstate], else 2,500,000 (about 10 s on one core).",
 )
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 still means unusable input).")
+@click.option(
+    "--require-spec",
+    is_flag=True,
+    help="Exit 2 rather than check the bundled example when no path is given and no [tool.gapstate] "
+    "spec is set (for CI and hooks: a step that checks nothing of yours must not pass).",
+)
 @reports_errors
-def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, budget: int | None, exit_zero: bool) -> int:
+def check(
+    paths: tuple[str, ...], spec_path: str | None, fmt: str, budget: int | None, exit_zero: bool, require_spec: bool
+) -> int:
     """Prove the table total, unambiguous and reachable, and check its rules.
 
     PATH (one or more) or --spec names the spec files; without either, the
     `spec` setting of [tool.gapstate] in the nearest pyproject.toml, else the
-    bundled spec. Exit 0 when nothing is found, 1 with findings, 2 when a
-    spec cannot be read (with several, the worst).
+    bundled example (said on stderr; --require-spec makes it exit 2). Exit 0
+    when nothing is found, 1 with findings, 2 when a spec cannot be read
+    (with several, the worst).
     """
     from gapstate.cli.config import max_configurations, resolve_spec_path
     from gapstate.cli.render import json_chunks, to_json
@@ -68,6 +83,12 @@ def check(paths: tuple[str, ...], spec_path: str | None, fmt: str, budget: int |
     limit = max_configurations(budget)
     given = ([spec_path] if spec_path is not None else []) + list(paths)
     choices = [resolve_spec_path(path) for path in given or [None]]
+    if choices[0].bundled:
+        # Nothing named and nothing configured: a green run here proves only the
+        # example, so say so on stderr in every format, or refuse when asked to.
+        if require_spec:
+            raise GapstateError(f"{NO_SPEC}; --require-spec refuses to check the bundled example instead")
+        say(f"gapstate check: {NO_SPEC}, so this checks the example bundled with gapstate, not your spec", err=True)
     if len(choices) == 1 and fmt in ("text", "json"):
         result = explored(read_spec(choices[0]))
         if fmt == "json":
