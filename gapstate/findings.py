@@ -417,7 +417,10 @@ class StaleDiagram(Finding):
 
     @property
     def message(self) -> str:
-        return self.reason.value.format(command=f"gapstate graph --update --spec {_shell_word(self.path)}")
+        path = _shell_word(self.path)
+        return self.reason.value.format(command=f"gapstate check --fix {path}") + (
+            f" (or `gapstate graph --update --spec {path}`)"
+        )
 
 
 CATALOGUE: tuple[type[Finding], ...] = (

@@ -50,10 +50,20 @@ def test_a_stale_diagram_is_exactly_one_finding_at_its_fence(stale):
 def test_the_stale_diagram_message_names_the_command_that_mends_this_file(stale):
     """Not the project's default spec: `graph --update` alone would redraw another file."""
     [finding] = json.loads(run("check", str(stale), "--format", "json").stdout)["findings"]
-    command = finding["message"].rsplit("run `", 1)[1].rstrip("`")
-    assert command == f"gapstate graph --update --spec {stale}"
-    assert run(*command.split()[1:]).exit_code == 0
+    fix, update = [part.split("`")[0] for part in finding["message"].split("`gapstate ")[2:]]
+    assert (fix, update) == (f"check --fix {stale}", f"graph --update --spec {stale}")
+    assert run(*update.split()).exit_code == 0
     assert run("check", str(stale)).exit_code == 0
+
+
+def test_check_fix_redraws_a_stale_diagram_says_so_and_reports_what_is_left(stale):
+    result = run("check", "--fix", str(stale))
+    assert result.exit_code == 0, result.output
+    assert f"gapstate check --fix: {stale}: diagram updated" in result.stderr
+    assert b"supersede, keep_debt" in stale.read_bytes()
+    assert run("check", str(stale)).exit_code == 0
+    again = run("check", "--fix", str(stale))  # nothing left to mend: the file is not touched
+    assert again.exit_code == 0 and "diagram" not in again.stderr
 
 
 def test_update_mends_the_block_and_touches_nothing_else(stale):

@@ -53,9 +53,21 @@ NO_SPEC = (
     help="Exit 2 rather than check the bundled example when no path is given and no [tool.gapstate] "
     "spec is set (for CI and hooks: a step that checks nothing of yours must not pass).",
 )
+@click.option(
+    "--fix",
+    is_flag=True,
+    help="Mend what can be mended mechanically (a stale marked diagram block: redrawn in place), "
+    "say what changed on stderr, then report what is left.",
+)
 @reports_errors
 def check(
-    paths: tuple[str, ...], spec_path: str | None, fmt: str, budget: int | None, exit_zero: bool, require_spec: bool
+    paths: tuple[str, ...],
+    spec_path: str | None,
+    fmt: str,
+    budget: int | None,
+    exit_zero: bool,
+    require_spec: bool,
+    fix: bool,
 ) -> int:
     """Prove the table total, unambiguous and reachable, and check its rules.
 
@@ -81,6 +93,15 @@ def check(
                 bar.close()
 
     limit = max_configurations(budget)
+
+    def proved(choice: Any) -> Any:
+        """The proof of one spec; with --fix, of the spec once its mechanical findings are mended."""
+        spec = read_spec(choice)
+        result = explored(spec)
+        if fix and _mend(choice, spec, result):
+            result = explored(read_spec(choice))
+        return result
+
     given = ([spec_path] if spec_path is not None else []) + list(paths)
     choices = [resolve_spec_path(path) for path in given or [None]]
     if choices[0].bundled:
@@ -90,7 +111,7 @@ def check(
             raise GapstateError(f"{NO_SPEC}; --require-spec refuses to check the bundled example instead")
         say(f"gapstate check: {NO_SPEC}, so this checks the example bundled with gapstate, not your spec", err=True)
     if len(choices) == 1 and fmt in ("text", "json"):
-        result = explored(read_spec(choices[0]))
+        result = proved(choices[0])
         if fmt == "json":
             for chunk in json_chunks(result.to_dict()):  # the findings of a big table make a big document
                 say(chunk, nl=False)
@@ -104,7 +125,7 @@ def check(
     worst = 0
     for choice in choices:
         try:
-            result = explored(read_spec(choice))
+            result = proved(choice)
         except GapstateError as error:
             if len(choices) == 1 and fmt != "sarif":
                 raise  # one spec: the usual report of unusable input, in the format asked for
@@ -141,3 +162,16 @@ def check(
         if texts:
             say("\n".join(texts))
     return worst
+
+
+def _mend(choice: Any, spec: Any, result: Any) -> bool:
+    """Redraw a stale marked diagram block in place (the one finding a machine can mend); True if it did."""
+    from gapstate.findings import DiagramProblem, StaleDiagram
+
+    stale = [f for f in result.findings if isinstance(f, StaleDiagram) and f.reason is not DiagramProblem.UNCLOSED]
+    if not stale or choice.bundled or choice.path == "-" or spec.table is None:
+        return False
+    from gapstate.cli.seeing import update_diagram
+    from gapstate.seeing.diagram import build, mermaid
+
+    return update_diagram(choice.path, mermaid(build(spec.table)), command="check --fix")

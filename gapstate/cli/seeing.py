@@ -183,7 +183,7 @@ def graph(
     spec = read_spec(choice)
     table = spec.require_steppable()
     if update:
-        _update_diagram(spec.path, mermaid(build(table)))
+        update_diagram(spec.path, mermaid(build(table)))
         return 0
     fired = None
     if covered:
@@ -194,8 +194,8 @@ def graph(
     return 0
 
 
-def _update_diagram(path: str, drawn: str) -> None:
-    """Rewrite the marked block of the spec at `path`, keeping every other byte (a BOM included)."""
+def update_diagram(path: str, drawn: str, command: str = "graph") -> bool:
+    """Rewrite the marked block of the spec at `path`, keeping every other byte (a BOM included); True if it changed."""
     import codecs
 
     from gapstate.seeing.diagram import UnclosedBlock, update
@@ -210,7 +210,8 @@ def _update_diagram(path: str, drawn: str) -> None:
     except UnclosedBlock as error:
         raise GapstateError(str(error), file=path, line=error.line) from None
     if new == text:
-        say(f"gapstate graph: {escape(path)}: the diagram is current", err=True)
-        return
+        say(f"gapstate {command}: {escape(path)}: the diagram is current", err=True)
+        return False
     write_atomically(path, bom + new.encode("utf-8"))
-    say(f"gapstate graph: {escape(path)}: diagram updated", err=True)
+    say(f"gapstate {command}: {escape(path)}: diagram updated", err=True)
+    return True

@@ -320,6 +320,7 @@ SEND = frozenset({"send_request"})
 # The seed: the request is sent when the candidate releases the floor, and a
 # failed send retries "at the next end of busy or the next floor release".
 SEND_EVENTS = frozenset({"floor_released", "busy_end"})
+SEND_RESULTS = frozenset({"send_ok", "send_failed"})
 
 
 def _leaves_gap(t: Transition) -> bool:
@@ -426,5 +427,75 @@ RULES: tuple[Rule, ...] = (
         "session_end does not lead to the initial state",
         lambda t: t.event == "session_end" and t.after.state != t.initial,
         frozenset({"session_end"}),
+    ),
+    # What the states mean, and what a fresh loss and a send's result must do
+    # (docs/findings.md quotes the sentence of the prose each comes from).
+    Rule(
+        "result-without-send",
+        "accepts a send's result (send_ok, send_failed) with no send in flight; it cannot occur there: mark it invalid",
+        lambda t: t.event in SEND_RESULTS and not t.before.in_flight,
+        SEND_RESULTS,
+    ),
+    Rule(
+        "undelivered-without-request",
+        "accepts request_undelivered with no committed request standing; it cannot occur there: mark it invalid",
+        lambda t: t.event == "request_undelivered" and not t.before.standing,
+        frozenset({"request_undelivered"}),
+    ),
+    Rule(
+        "sending-without-send",
+        "is in SENDING with no send in flight, or has a send in flight outside SENDING",
+        lambda t: not t.after.ended and (t.after.state == "SENDING") != t.after.in_flight,
+    ),
+    Rule(
+        "requested-without-request",
+        "is in REQUESTED with no committed request standing, or keeps one standing outside REQUESTED",
+        lambda t: not t.after.ended and (t.after.state == "REQUESTED") != t.after.standing,
+    ),
+    Rule(
+        "due-while-candidate-speaks",
+        "waits in DUE (released) while the candidate holds the floor; the gap waits in OPEN for the next release",
+        lambda t: not t.after.ended and t.after.state == "DUE" and t.after.candidate_active,
+    ),
+    Rule(
+        "gap-without-debt",
+        "is in a gap with no reply owed; a gap preserves the debt until it is settled",
+        lambda t: not t.after.ended and t.after.state != t.initial and not t.after.debt_owed,
+    ),
+    Rule(
+        "fresh-loss-ignored",
+        "leaves no gap after a voiced loss with an unseen id; it opens, merges into or reopens one",
+        lambda t: t.event == "loss_voiced" and not t.guards["dup"] and t.after.state == t.initial,
+        frozenset({"loss_voiced"}),
+    ),
+    Rule(
+        "late-loss-forgotten",
+        "does not remember (mark_late) a voiced loss with an unseen id that arrives while a send is in flight",
+        lambda t: t.event == "loss_voiced" and not t.guards["dup"] and t.mid.in_flight and not t.after.late_loss,
+        frozenset({"loss_voiced"}),
+    ),
+    Rule(
+        "loss-after-commit-kept",
+        "keeps a committed request standing after a voiced loss with an unseen id; the loss reopens the episode",
+        lambda t: t.event == "loss_voiced" and not t.guards["dup"] and t.before.standing and t.after.standing,
+        frozenset({"loss_voiced"}),
+    ),
+    Rule(
+        "send-ok-without-commit",
+        "accepts a send's success (send_ok) without committing the request",
+        lambda t: t.event == "send_ok" and not COMMITS.intersection(t.actions),
+        frozenset({"send_ok"}),
+    ),
+    Rule(
+        "late-loss-commit-awaits",
+        "leaves the request committed after a late loss standing, awaiting evidence; it reopens the episode",
+        lambda t: t.event == "send_ok" and t.guards["late_loss"] and t.after.standing,
+        frozenset({"send_ok"}),
+    ),
+    Rule(
+        "commit-does-not-await",
+        "commits a send with no late loss and does not await evidence with the request standing",
+        lambda t: t.event == "send_ok" and not t.guards["late_loss"] and not t.after.standing,
+        frozenset({"send_ok"}),
     ),
 )
