@@ -475,12 +475,6 @@ RULES: tuple[Rule, ...] = (
         frozenset({"loss_voiced"}),
     ),
     Rule(
-        "loss-after-commit-kept",
-        "keeps a committed request standing after a voiced loss with an unseen id; the loss reopens the episode",
-        lambda t: t.event == "loss_voiced" and not t.guards["dup"] and t.before.standing and t.after.standing,
-        frozenset({"loss_voiced"}),
-    ),
-    Rule(
         "send-ok-without-commit",
         "accepts a send's success (send_ok) without committing the request",
         lambda t: t.event == "send_ok" and not COMMITS.intersection(t.actions),
