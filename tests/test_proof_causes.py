@@ -135,3 +135,46 @@ def test_a_row_taken_by_an_earlier_one_says_which():
     assert why_unreachable(machine, configs, table, row) == (
         f"every reachable valuation it matches is taken by the row at line {wildcard}, written first"
     )
+
+
+# one-row mistakes, as bench/mutants.py makes them -----------------------------
+
+
+def test_the_swapped_send_ok_outcomes_break_the_rules_the_prose_states():
+    late = "SENDING | send_ok | late_loss | OPEN | commit_request,reopen_gap"
+    plain = "SENDING | send_ok | !late_loss | REQUESTED | commit_request"
+    text = variant(late, "SENDING | send_ok | late_loss | REQUESTED | commit_request")
+    text = variant(plain, "SENDING | send_ok | !late_loss | OPEN | commit_request,reopen_gap", text)
+    broken = {(f.rule, f.line) for f in check_text(text).findings if f.kind == "rule"}
+    assert ("late-loss-commit-awaits", line_of(text, "late_loss | REQUESTED")) in broken
+    assert ("commit-does-not-await", line_of(text, "!late_loss | OPEN")) in broken
+
+
+def _sample(kinds, every):
+    from bench.mutants import mutants
+
+    return [m for i, m in enumerate(m for m in mutants() if m.kind in kinds) if i % every == 0]
+
+
+SAMPLE = _sample(("deleted", "guard_negated"), 17)
+
+
+@pytest.mark.parametrize("mutant", SAMPLE, ids=[f"{m.kind}@{m.line}" for m in SAMPLE])
+def test_a_sample_of_one_row_mistakes_each_have_one_root_at_the_mistake(mutant):
+    from bench.mutants import Verdict, one_root
+
+    findings = check_text(mutant.text).findings
+    assert findings
+    assert one_root(Verdict(mutant, True, findings)), [(f.kind, f.line, f.cause) for f in findings]
+
+
+@pytest.mark.slow
+def test_every_deleted_row_and_changed_guard_is_killed_with_one_root_at_the_mistake():
+    from bench.mutants import run
+
+    verdicts = [v for v in run(only=("deleted", "guard_negated", "guard_dropped")) if v.changes]
+    assert verdicts and all(v.killed for v in verdicts)
+    from bench.mutants import one_root
+
+    missed = [v.mutant for v in verdicts if not one_root(v)]
+    assert len(missed) <= len(verdicts) // 10, missed  # the rest are pairs of rows only behaviour tells apart
