@@ -193,7 +193,7 @@ class CapProblem(Enum):
     UNKNOWN_COUNTER = "unknown counter '{counter}'{advice}"
     ALREADY_CAPPED = "'{counter}' is already capped at line {value}"
     NOT_POSITIVE = "the cap of '{counter}' must be a positive whole number, not {value}"
-    TOO_LARGE = "the cap of '{counter}' must be at most {value}; the proof counts every value up to it"
+    TOO_LARGE = "the cap of '{counter}' has more than {value} digits; no exploration budget could hold it"
     UNCAPPED = "counter '{counter}' has no cap; add `@cap {counter} N` to the table"
 
 

@@ -111,3 +111,15 @@ def test_the_json_of_many_findings_is_written_in_pieces_and_reads_as_one_indente
     many = {"findings": [document["findings"]] * 400}
     pieces = list(json_chunks(many))
     assert len(pieces) > 1 and "".join(pieces) == json.dumps(many, indent=2)
+
+
+@pytest.mark.parametrize("cap", ["100000", "100000000000000000000"])
+def test_any_cap_is_read_and_a_proof_past_the_budget_is_refused_before_it_starts(tmp_path, cap):
+    """A large cap is not a finding: the budget says how many configurations it implies and how to raise it."""
+    spec = tmp_path / "big.md"
+    spec.write_text(variant("@cap session_requests 3", f"@cap session_requests {cap}"), encoding="utf-8")
+    result = run("check", str(spec))
+    assert result.exit_code == 2, result.output
+    implied = f"{81 * int(cap) + 41:,}"  # 81 configurations per committed request, 41 more at the cap
+    assert f"the caps imply up to {implied} configurations" in result.output
+    assert "--max-configurations" in result.output

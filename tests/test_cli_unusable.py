@@ -51,7 +51,7 @@ _CONTENT = {
         "binary": (bytes(range(256)), "2:118", "not UTF-8"),
         "not UTF-8": (b"# Spec\n\nprose \xe9\n", "3:7", "not UTF-8: byte 0xe9"),
         "huge line": (b"# Spec\n" + b"x" * (HUGE + 1), "2", "runs past 1048576 bytes"),
-        "huge number": (_spec_with(_CAP_LINE, "3", BIG).encode(), f"{_CAP_LINE}:6", "must be at most 1000"),
+        "huge number": (_spec_with(_CAP_LINE, "3", BIG).encode(), f"{_CAP_LINE}:6", "more than 1000 digits"),
         "control characters": (_spec_with(_ROW_LINE, "CLEAR", f"CLEAR{INJECTED}").encode(), f"{_ROW_LINE}:6", "parse_error"),
     },
     "trace": {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from gapstate.cli.output import escape
 from gapstate.run.trace import LATEST
 from gapstate.spec.source import MAX_LINE
-from gapstate.spec.table import MAX_CAP
+from gapstate.spec.table import MAX_CAP_DIGITS
 
 from .support import ROOT
 
@@ -14,7 +14,7 @@ PAGE = (ROOT / "docs" / "security.md").read_text(encoding="utf-8")
 
 def test_the_limits_the_page_states_are_the_code_s():
     assert MAX_LINE == 1 << 20 and f"1 MiB ({MAX_LINE:,} bytes)" in PAGE
-    assert f"`@cap` above {MAX_CAP}" in PAGE
+    assert f"`@cap` of more than {MAX_CAP_DIGITS}\n  digits" in PAGE
     assert LATEST == 2**63 - 1 and "at\n  most 2^63 - 1 ms" in PAGE
 
 

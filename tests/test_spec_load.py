@@ -54,10 +54,10 @@ def test_unknown_names_stop_the_proof_so_nothing_else_is_reported():
         ("@cap session_request 3", "unknown counter"),
         ("@cap session_requests 0", "positive"),
         ("@cap session_requests -2", "positive"),
-        ("@cap session_requests 1001", "must be at most 1000"),
-        ("@cap session_requests " + "9" * 5000, "must be at most 1000"),  # past the digits Python converts
+        ("@cap session_requests " + "9" * 1001, "more than 1000 digits"),
+        ("@cap session_requests " + "9" * 5000, "more than 1000 digits"),  # past the digits Python converts
     ],
-    ids=["unknown", "zero", "negative", "past the most", "5000 digits"],
+    ids=["unknown", "zero", "negative", "1001 digits", "5000 digits"],
 )
 def test_a_bad_cap_line_is_reported_at_its_line(new, words):
     text = variant("@cap session_requests 3", new)

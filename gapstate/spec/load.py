@@ -23,7 +23,7 @@ from gapstate.findings import (
     UnknownName,
 )
 from gapstate.spec.vocabulary import ACTIONS, COUNTERS, EVENTS, GUARDS, INVALID, NEAR_MISS, STATES, closest
-from gapstate.spec.table import MAX_CAP, STAY, Row, Table
+from gapstate.spec.table import MAX_CAP_DIGITS, STAY, Row, Table
 
 BUNDLED = "gap-state.md"
 
@@ -154,10 +154,10 @@ def _cap_findings(table: Table) -> list[Finding]:
             first[cap.counter] = cap.line
             # Any positive cap: the contract says "N a positive integer". The
             # explorer's cost grows with the caps (see proof.explore).
-            if cap.limit < 1:
+            if cap.limit is None:
+                findings.append(BadCap(cap.line, cap.column, CapProblem.TOO_LARGE, cap.counter, MAX_CAP_DIGITS))
+            elif cap.limit < 1:
                 findings.append(BadCap(cap.line, cap.column, CapProblem.NOT_POSITIVE, cap.counter, cap.limit))
-            elif cap.limit > MAX_CAP:
-                findings.append(BadCap(cap.line, cap.column, CapProblem.TOO_LARGE, cap.counter, MAX_CAP))
     for counter in COUNTERS:
         if counter not in first:
             findings.append(BadCap(table.header_line, 1, CapProblem.UNCAPPED, counter))

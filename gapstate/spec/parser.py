@@ -17,7 +17,7 @@ from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput
 
 from gapstate.findings import Finding, ParseError, ParseProblem
 from gapstate.spec.source import text_lines
-from gapstate.spec.table import MAX_CAP, Allowance, Cap, Literal, Name, Row, Table
+from gapstate.spec.table import MAX_CAP_DIGITS, Allowance, Cap, Literal, Name, Row, Table
 
 GRAMMAR = Path(__file__).with_name("table.lark")
 HEADER = "# state | event | guards | next | actions"
@@ -319,9 +319,9 @@ class _LineReader(Transformer):
 
     def cap(self, children: list) -> Cap:
         name, value = children
-        # Past MAX_CAP digits the number is not converted (Python refuses
-        # numbers of 4,300 digits): MAX_CAP + 1 stands for it, and is refused.
-        limit = int(value) if len(value) <= len(str(MAX_CAP)) else MAX_CAP + 1
+        # Past MAX_CAP_DIGITS digits the number is not converted (Python
+        # refuses numbers of 4,300 digits): None stands for it, and is refused.
+        limit = int(value) if len(value) <= MAX_CAP_DIGITS else None
         return Cap(self.number, str(name), limit, name.column)
 
     def allow(self, children: list) -> Allowance:

@@ -16,9 +16,11 @@ from gapstate.spec.vocabulary import INVALID
 ANY_STATE = "*"
 STAY = "="
 
-# The largest cap a table may set. The proof visits every count up to each
-# cap, so its work grows with them; past this the work is not worth doing.
-MAX_CAP = 1000
+# The most digits a cap may have. Any positive cap is a cap: what bounds the
+# proof's work is the exploration budget, which counts the configurations the
+# caps imply before visiting one. Digits are bounded only so that reading the
+# number stays cheap (Python refuses to convert 4,300 digits or more).
+MAX_CAP_DIGITS = 1000
 
 
 class Name(NamedTuple):
@@ -82,7 +84,7 @@ class Cap(NamedTuple):
 
     line: int
     counter: str
-    limit: int
+    limit: int | None  # None: too many digits to read
     column: int = 1
 
 
