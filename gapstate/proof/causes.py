@@ -33,7 +33,6 @@ from itertools import combinations, product
 from gapstate.findings import (
     Ambiguous,
     AllowanceProblem,
-    Cause,
     Contradiction,
     Finding,
     NotTotal,

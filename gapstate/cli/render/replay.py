@@ -105,7 +105,7 @@ def replay_json(result: ReplayResult, body: Iterable[str] | None = None) -> Iter
     yield tail
 
 
-def replay_json_ends(result: Any) -> tuple[str, str]:
+def replay_json_ends(result: ReplayResult) -> tuple[str, str]:
     """What goes before the steps of the replay document and what after them."""
     fields = [f"{json.dumps(key)}: {json.dumps(value)}" for key, value in result.to_dict(with_steps=False).items()]
     return "{" + fields[0] + ',\n "steps": [\n', "\n ],\n " + ",\n ".join(fields[1:]) + "}"
