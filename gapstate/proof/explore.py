@@ -150,23 +150,8 @@ class Exploration:
         satisfies it. Breadth-first in exploration order, so the answer is
         the same on every run.
         """
-        parent: dict[Config, tuple[Config, Edge] | None] = {source: None}
-        queue = deque([source])
-        while queue:
-            config = queue.popleft()
-            found = goal(config)
-            if found:
-                steps: list[Edge] = []
-                at = config
-                while parent[at] is not None:
-                    at, step = parent[at]  # type: ignore[misc]
-                    steps.append(step)
-                return steps[::-1], config, found
-            for step in self.clean_steps(config):
-                if step.target not in parent:
-                    parent[step.target] = (config, step)
-                    queue.append(step.target)
-        return None
+        found = shortest_walk(source, goal, lambda config: ((step, step.target) for step in self.clean_steps(config)))
+        return None if found is None else (found[0], found[1], found[2])
 
     def firing(self, source: Config, rows: Container[int]) -> list[Edge] | None:
         """The shortest clean walk from `source` whose last step fires one of `rows`, or None.
@@ -398,3 +383,28 @@ def concretize(steps: Iterable[tuple[str, bool]]) -> list[dict[str, Any]]:
 # What `witness`, `explain`, test vectors and guided fuzzing ask of the graph:
 # which reachable steps fire a row, the shortest clean trace ending on one,
 # and how far every configuration is from firing it.
+
+
+def shortest_walk(start: Any, goal: Callable[[Any], Any], moves: Callable[[Any], Iterable[tuple[Any, Any]]]) -> tuple[list[Any], Any, Any] | None:
+    """Breadth-first from `start` to the first node where `goal` answers truthily: (steps, node, answer).
+
+    `moves(node)` gives (step, next node) pairs, in a fixed order, so the walk
+    found is the same on every run; None when no reachable node satisfies `goal`.
+    """
+    parent: dict[Any, tuple[Any, Any] | None] = {start: None}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        found = goal(node)
+        if found:
+            steps: list[Any] = []
+            at = node
+            while parent[at] is not None:
+                at, step = parent[at]  # type: ignore[misc]
+                steps.append(step)
+            return steps[::-1], node, found
+        for step, after in moves(node):
+            if after not in parent:
+                parent[after] = (node, step)
+                queue.append(after)
+    return None

@@ -20,15 +20,14 @@ is in a fixed order: two runs plan the same traces.
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from gapstate.errors import GapstateError
-from gapstate.proof.explore import Exploration, explore
+from gapstate.proof.explore import Exploration, explore, shortest_walk
 from gapstate.proof.reach import firings
 from gapstate.run.machine import Machine, Status
 from gapstate.run.replayer import ReplayResult, machine_for, replay
@@ -268,26 +267,14 @@ class _Planner:
 
     def walk(self, start: Node, goal: Callable[[Node], Any], through_end: bool) -> tuple[list[Way], Any] | None:
         """The shortest clean walk from `start` to a node where `goal` answers; the steps and the answer."""
-        parent: dict[Node, tuple[Node, Way] | None] = {start: None}
-        queue = deque([start])
-        while queue:
-            node = queue.popleft()
-            found = goal(node)
-            if found:
-                steps: list[Way] = []
-                at = node
-                while parent[at] is not None:
-                    at, way = parent[at]  # type: ignore[misc]
-                    steps.append(way)
-                return steps[::-1], found
+        def moves(node: Node) -> Iterator[tuple[Way, Node]]:
             for way, _, target, actions in self.moves(node[0]):
                 if target.ended and not through_end:
                     continue
-                after = (target, retell(node[1], way, actions))
-                if after not in parent:
-                    parent[after] = (node, way)
-                    queue.append(after)
-        return None
+                yield way, (target, retell(node[1], way, actions))
+
+        found = shortest_walk(start, goal, moves)
+        return None if found is None else (found[0], found[2])
 
     # tours ----------------------------------------------------------------------
 
