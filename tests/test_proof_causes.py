@@ -178,3 +178,18 @@ def test_every_deleted_row_and_changed_guard_is_killed_with_one_root_at_the_mist
 
     missed = [v.mutant for v in verdicts if not one_root(v)]
     assert len(missed) <= len(verdicts) // 10, missed  # the rest are pairs of rows only behaviour tells apart
+
+
+def test_past_the_cause_budget_the_findings_not_yet_tried_stay_roots(monkeypatch):
+    """The budget bounds the walks; what it cuts short is shown on its own, never hidden under a wrong root."""
+    import gapstate
+    from gapstate.proof import causes
+    from gapstate.proof.check import check
+
+    spec = gapstate.load_spec(variant("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request"))
+    unbounded = check(spec).findings
+    assert any(f.cause is not None for f in unbounded)
+    monkeypatch.setattr(causes, "CAUSE_BUDGET", -1)
+    bounded = check(spec).findings
+    assert [f.kind for f in bounded] == [f.kind for f in unbounded]
+    assert all(f.cause is None for f in bounded if f.kind in ("unreachable", "rule"))
