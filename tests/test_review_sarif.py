@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gapstate import reference
+from gapstate import pages
 
 from .support import DATA, DEFECTIVE, golden, in_root
 
@@ -24,7 +24,7 @@ def test_check_sarif_output_matches_the_golden_file():
     assert driver["version"] == package.__version__
     driver["version"] = "VERSION"  # the golden file survives a release
     for rule in driver["rules"]:  # and an install elsewhere: the installed catalogue page
-        assert rule.pop("helpUri") == f"{Path(reference.path('findings')).as_uri()}#{rule['id']}"
+        assert rule.pop("helpUri") == f"{Path(pages.path('findings')).as_uri()}#{rule['id']}"
     text = json.dumps(document, indent=2) + "\n"
     assert text == golden("defective.sarif.json", text)
 

@@ -165,12 +165,12 @@ def spec_for(spec_path: str | None) -> Any:
 
 
 class Documented(click.Command):
-    """A command whose --help ends by naming its reference page, as installed (gapstate.reference)."""
+    """A command whose --help ends by naming its reference page, as installed (gapstate.pages)."""
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        from gapstate import reference
+        from gapstate import pages
 
-        self.epilog = self.epilog or reference.epilog(self.name)
+        self.epilog = self.epilog or pages.epilog(self.name)
         super().format_epilog(ctx, formatter)
 
 
@@ -184,9 +184,9 @@ class Gapstate(click.Group):
     command_class = Documented
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        from gapstate import reference
+        from gapstate import pages
 
-        self.epilog = self.epilog or reference.epilog(None)
+        self.epilog = self.epilog or pages.epilog(None)
         super().format_epilog(ctx, formatter)
 
     def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,

@@ -16,14 +16,14 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from gapstate import reference
+from gapstate import pages
 from gapstate.errors import GapstateError
 
 if TYPE_CHECKING:
     from gapstate.proof.check import CheckResult
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-CATALOGUE_PAGE = reference.name(reference.FINDINGS)
+CATALOGUE_PAGE = pages.name(pages.FINDINGS)
 
 
 def _summary(cls: type) -> str:
@@ -44,7 +44,7 @@ def reporting_rule(cls: Any) -> dict[str, Any]:
             "text": f"See {CATALOGUE_PAGE}, section `{cls.kind}`: what it checks, why it matters, a minimal example, the message and the fix.",
             "markdown": f"See [{CATALOGUE_PAGE}]({CATALOGUE_PAGE}#{cls.kind}), section `{cls.kind}`: what it checks, why it matters, a minimal example, the message and the fix.",
         },
-        "helpUri": reference.uri(reference.FINDINGS, cls.kind),  # SARIF wants an absolute URI: the installed page
+        "helpUri": pages.uri(pages.FINDINGS, cls.kind),  # SARIF wants an absolute URI: the installed page
         "defaultConfiguration": {"level": "error"},
     }
 
