@@ -140,3 +140,27 @@ def test_an_action_that_is_no_near_miss_is_a_label_the_replay_records():
     run = gapstate.replay(spec, [{"event": "busy_end"}])
     assert run.ok and run.to_dict()["steps"][0]["actions"] == ["log_idle"]
     assert run.final == gapstate.replay(gapstate.load_spec(), [{"event": "busy_end"}]).final
+
+
+_ROW = "CLEAR | busy_end | - | = | noop"
+
+
+def test_an_action_close_to_one_in_other_words_is_an_unknown_name_naming_it():
+    new = "CLEAR | busy_end | - | = | record_commit"
+    text = variant(_ROW, new)
+    [finding] = check_text(text).findings
+    assert finding.kind == "unknown_name"
+    assert (finding.line, finding.column) == (line_of(text, new), new.index("record_commit") + 1)
+    assert finding.to_dict()["suggestion"] == "commit_request"
+
+
+def test_a_label_declared_with_at_label_passes():
+    text = variant(_ROW, "@label record_commit\nCLEAR | busy_end | - | = | record_commit")
+    assert check_text(text).ok
+
+
+@pytest.mark.parametrize("labels", ["@label commit_request", "@label log_idle\n@label log_idle"])
+def test_a_label_of_a_vocabulary_action_or_declared_twice_is_a_finding_at_its_line(labels):
+    text = variant(_ROW, f"{labels}\n{_ROW}")
+    [finding] = check_text(text).findings
+    assert finding.line == line_of(text, _ROW) - 1

@@ -22,7 +22,7 @@ from gapstate.findings import (
     ParseProblem,
     UnknownName,
 )
-from gapstate.spec.vocabulary import ACTIONS, COUNTERS, EVENTS, GUARDS, INVALID, NEAR_MISS, STATES, closest
+from gapstate.spec.vocabulary import ACTIONS, COUNTERS, EVENTS, GUARDS, INVALID, STATES, closest, near_action
 from gapstate.spec.table import MAX_CAP_DIGITS, STAY, Row, Table
 
 BUNDLED = "gap-state.md"
@@ -112,6 +112,7 @@ def validate(table: Table) -> list[Finding]:
         "next state": states,
         "state": tuple(state for state in states if state in entered),
     }
+    declared = _label_findings(table, findings)
     for item in sorted((*table.rows, *table.allowances), key=lambda item: item.line):
         for name in item.names if isinstance(item, Row) else item.spelled:
             choices = known[name.role]
@@ -119,8 +120,8 @@ def validate(table: Table) -> list[Finding]:
                 continue
             if name.role == "action":
                 # Not in the vocabulary: a label the implementation realizes,
-                # unless it is a near miss of a known action (a typo).
-                suggestion = closest(name.text, choices, NEAR_MISS)
+                # unless declared with @label or close to a known action (a typo).
+                suggestion = None if name.text in declared else near_action(name.text, choices)
                 if suggestion is None:
                     continue
             else:
@@ -139,6 +140,21 @@ def validate(table: Table) -> list[Finding]:
         findings.append(ParseError(table.header_line, 1, ParseProblem.NO_INITIAL_STATE))
     findings.extend(_cap_findings(table))
     return findings
+
+
+def _label_findings(table: Table, findings: list[Finding]) -> set[str]:
+    """The names `@label` declares; a repeated one, or one in the vocabulary, is a finding."""
+    declared: dict[str, int] = {}
+    for label in table.labels:
+        if label.name in ACTIONS:
+            detail = f"`{label.name}` is an action of the vocabulary, not a label; remove this @label"
+        elif label.name in declared:
+            detail = f"`{label.name}` is already declared a label at line {declared[label.name]}"
+        else:
+            declared[label.name] = label.line
+            continue
+        findings.append(ParseError(label.line, label.column, ParseProblem.SYNTAX, detail=detail))
+    return set(declared)
 
 
 def _cap_findings(table: Table) -> list[Finding]:

@@ -17,7 +17,7 @@ from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput
 
 from gapstate.findings import Finding, ParseError, ParseProblem
 from gapstate.spec.source import text_lines
-from gapstate.spec.table import MAX_CAP_DIGITS, Allowance, Cap, Literal, Name, Row, Table
+from gapstate.spec.table import MAX_CAP_DIGITS, Allowance, Cap, Label, Literal, Name, Row, Table
 
 GRAMMAR = Path(__file__).with_name("table.lark")
 HEADER = "# state | event | guards | next | actions"
@@ -207,6 +207,7 @@ def _parse_block(start: int, header_line: int, content: list[str], block: Fenced
     rows: list[Row] = []
     caps: list[Cap] = []
     allowances: list[Allowance] = []
+    labels: list[Label] = []
     first = header_line - start + 1  # offset of the first line after the header
     # A fence inside the block (another character, or shorter) does not close
     # it: the lines after the table up to there would be read as table lines.
@@ -240,15 +241,17 @@ def _parse_block(start: int, header_line: int, content: list[str], block: Fenced
             caps.append(item)
         elif isinstance(item, Allowance):
             allowances.append(item)
+        elif isinstance(item, Label):
+            labels.append(item)
     if unclosed is not None:
         findings.append(unclosed)
     if findings:
         # What did parse is kept, so the summary can say what was read.
-        partial = Table.build(header_line, tuple(rows), tuple(caps), tuple(allowances)) if rows else None
+        partial = Table.build(header_line, tuple(rows), tuple(caps), tuple(allowances), tuple(labels)) if rows else None
         return Parsed(partial, tuple(findings))
     if not rows:
         return Parsed(None, (ParseError(header_line, 1, ParseProblem.NO_ROWS),))
-    return Parsed(Table.build(header_line, tuple(rows), tuple(caps), tuple(allowances)), ())
+    return Parsed(Table.build(header_line, tuple(rows), tuple(caps), tuple(allowances), tuple(labels)), ())
 
 
 def _parse_line(parser: Lark, reader: "_LineReader", text: str, number: int) -> Row | Cap | Allowance | ParseError | None:
@@ -280,7 +283,7 @@ def _unclosed_finding(parser: Lark, start: int, first: int, content: list[str], 
         for k in range(first, len(content))
         if content[k].strip()
     ]
-    last = max((k for k, item in read if isinstance(item, (Row, Cap, Allowance))), default=first - 1)
+    last = max((k for k, item in read if isinstance(item, (Row, Cap, Allowance, Label))), default=first - 1)
     if not any(isinstance(item, ParseError) for k, item in read if k > last):
         return None
     at = next(k for k, _ in read if k > last)
@@ -323,6 +326,10 @@ class _LineReader(Transformer):
         # refuses numbers of 4,300 digits): None stands for it, and is refused.
         limit = int(value) if len(value) <= MAX_CAP_DIGITS else None
         return Cap(self.number, str(name), limit, name.column)
+
+    def label(self, children: list) -> Label:
+        (name,) = children
+        return Label(self.number, str(name), name.column)
 
     def allow(self, children: list) -> Allowance:
         state, event, guards = children

@@ -88,6 +88,14 @@ class Cap(NamedTuple):
     column: int = 1
 
 
+class Label(NamedTuple):
+    """`@label NAME`: an action outside the vocabulary, declared on purpose."""
+
+    line: int
+    name: str
+    column: int = 1
+
+
 class Allowance(NamedTuple):
     """`@unreachable STATE | EVENT | GUARDS`: one row that may stay unreachable."""
 
@@ -116,11 +124,12 @@ class Table(NamedTuple):
     caps: tuple[Cap, ...]
     allowances: tuple[Allowance, ...]
     states: tuple[str, ...]  # in the order the STATE column first names them
+    labels: tuple[Label, ...] = ()
 
     @classmethod
-    def build(cls, header_line: int, rows: tuple[Row, ...], caps: tuple[Cap, ...], allowances: tuple[Allowance, ...]) -> "Table":
+    def build(cls, header_line: int, rows: tuple[Row, ...], caps: tuple[Cap, ...], allowances: tuple[Allowance, ...], labels: tuple[Label, ...] = ()) -> "Table":
         states = tuple(dict.fromkeys(row.state for row in rows if row.state != ANY_STATE))
-        return cls(header_line, rows, caps, allowances, states)
+        return cls(header_line, rows, caps, allowances, states, labels)
 
     @property
     def initial(self) -> str | None:

@@ -275,6 +275,20 @@ def closest(name: str, known: Iterable[str], cutoff: float = 0.6) -> str | None:
     return names[found[0]] if found else None
 
 
+def near_action(name: str, actions: Iterable[str]) -> str | None:
+    """The action `name` is probably a typo of: a near spelling, or the same words reordered or one changed."""
+    found = closest(name, actions, NEAR_MISS)
+    if found is not None:
+        return found
+    words = name.lower().split("_")
+    for known in actions:
+        other = known.lower().split("_")
+        # Same number of words (two or more), all but at most one shared, in any order.
+        if len(other) == len(words) > 1 and len(set(other) - set(words)) <= 1 and len(set(words) - set(other)) <= 1:
+            return known
+    return None
+
+
 ENDINGS = frozenset(name for name, a in ACTIONS.items() if a.ends_gap)
 WRITE_OFFS = frozenset(name for name, a in ACTIONS.items() if a.write_off)
 COMMITS = frozenset(name for name, a in ACTIONS.items() if a.commits)
