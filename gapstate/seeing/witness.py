@@ -44,22 +44,57 @@ def locate(table: Table, address: str, source: str) -> tuple[Row, str | None]:
         raise GapstateError(f"line {line} holds no row of the table", file=source, line=line)
     from gapstate.spec.parser import parse_address
 
+    cells = text.split("|")
+    pasted = [cell.strip() for cell in cells[3:]] if len(cells) == 5 else None
     try:
-        state, event, guards = parse_address(text)
+        state, event, guards = parse_address("|".join(cells[:3]) if pasted else text)
     except GapstateError as error:
         raise GapstateError(f"row address '{address}', column {error.column}: {error.message}", file=source) from None
     wanted = frozenset(guards)
     for row in table.rows:
         if row.state == state and row.event == event and row.guard_set == wanted:
-            return row, None
-    hint = ""
+            return _pasted_agrees(row, pasted, source), None
     near = [r for r in table.rows if r.event == event and r.guard_set == wanted and r.applies_to(state)]
     if near and near[0].state == "*" and state in table.states:
-        return near[0], state
-    if near:
-        hint = f"; did you mean `{near[0].state} | {event} | {format_guards(near[0].guards)}` (line {near[0].line})?"
-    raise GapstateError(f"no row `{state} | {event} | {format_guards(guards)}` in the table{hint}", file=source)
+        return _pasted_agrees(near[0], pasted, source), state
+    raise GapstateError(
+        f"no row `{state} | {event} | {format_guards(guards)}` in the table; nearest rows: "
+        + "; ".join(f"`{_show(r)}` (line {r.line})" for r in nearest(table, state, event, wanted)),
+        file=source,
+    )
 
+
+def _show(row: Row) -> str:
+    return f"{row.state} | {row.event} | {format_guards(row.guards)}"
+
+
+def _words(text: str) -> list[str]:
+    return [word for word in text.replace(",", " ").split() if word]
+
+
+def _pasted_agrees(row: Row, pasted: list[str] | None, source: str) -> Row:
+    """A pasted full row names its row only when its NEXT and ACTIONS are the table's own."""
+    if pasted is None:
+        return row
+    differs = []
+    if pasted[0] != row.next:
+        differs.append(f"NEXT is {row.next}, not {pasted[0] or 'empty'}")
+    if _words(pasted[1]) != list(row.actions):
+        differs.append(f"ACTIONS are {' '.join(row.actions)}, not {pasted[1] or 'empty'}")
+    if differs:
+        raise GapstateError(f"line {row.line} `{_show(row)}` differs from the pasted row: " + "; ".join(differs), file=source, line=row.line)
+    return row
+
+
+def nearest(table: Table, state: str, event: str, guards: frozenset, count: int = 3) -> list[Row]:
+    """The rows closest to an address that names none: same state and event first, then the most parts shared."""
+
+    def closeness(row: Row) -> tuple:
+        same = (row.event == event) + row.applies_to(state)
+        shared = len(row.guard_set & guards) - len(row.guard_set ^ guards)
+        return (-(row.event == event and row.applies_to(state)), -same, -shared, row.line)
+
+    return sorted(table.rows, key=closeness)[:count]
 
 class Ways:
     """The proof's graph of one spec, and every reachable step grouped by the row it matches."""
