@@ -75,7 +75,7 @@ def test_a_state_that_a_star_row_covers_names_that_row_fired_in_that_state():
     [
         ("1", "line 1 holds no row"),
         ("OPEN | floor_released | busy,budget_left", "no row `OPEN | floor_released | busy,budget_left`"),
-        ("NOWHERE | loss_silent | -", "did you mean `* | loss_silent | -`"),
+        ("NOWHERE | loss_silent | -", "nearest rows: `* | loss_silent | -`"),
         ("OPEN | floor_released", "a row's address is state | event | guards"),
     ],
 )
@@ -157,3 +157,32 @@ def test_witness_of_no_such_row_exits_2(address):
     result = run("witness", address, "--format", "json")
     assert result.exit_code == 2
     assert json.loads(result.stdout)["ok"] is False and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["OPEN | loss_voiced | !dup | = | merge_gap", "  OPEN|loss_voiced |  !dup  ", "OPEN | loss_voiced | !dup|=|merge_gap"],
+    ids=["pasted row", "odd spacing", "pasted, no spaces"],
+)
+def test_a_pasted_row_or_odd_spacing_names_the_same_row(address):
+    by_line = run("witness", str(line_of(SPEC_TEXT, "OPEN | loss_voiced | !dup | = | merge_gap")))
+    result = run("witness", address)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == by_line.stdout
+
+
+def test_guards_in_any_order_name_the_same_row():
+    assert run("witness", "DUE | busy_end | attempts_left,budget_left").stdout == run("witness", "DUE | busy_end | budget_left,attempts_left").stdout
+
+
+def test_a_pasted_row_whose_outcome_differs_from_the_table_is_refused_saying_what_differs():
+    result = run("witness", "OPEN | loss_voiced | !dup | DUE | merge_gap")
+    assert result.exit_code == 2
+    assert "NEXT is =, not DUE" in result.output
+
+
+def test_an_address_that_names_no_row_lists_the_nearest_rows_with_their_lines():
+    result = run("witness", "OPEN | loss_voiced | zzz")
+    assert result.exit_code == 2
+    assert "nearest rows:" in result.output
+    assert f"`OPEN | loss_voiced | dup` (line {line_of(SPEC_TEXT, 'OPEN | loss_voiced | dup |')})" in result.output

@@ -96,6 +96,7 @@ def nearest(table: Table, state: str, event: str, guards: frozenset, count: int 
 
     return sorted(table.rows, key=closeness)[:count]
 
+
 class Ways:
     """The proof's graph of one spec, and every reachable step grouped by the row it matches."""
 
