@@ -143,3 +143,14 @@ def git(cwd, *args: str) -> None:
         check=True,
         capture_output=True,
     )
+
+
+def slow_but(values, *fast) -> list:
+    """`values` for parametrize: those in `fast` run in every `pytest`, the rest only under `pytest -m slow`.
+
+    For exhaustive parametrizations: a representative case keeps the fast suite
+    honest and `pytest -m slow` (which CI runs) still tries every one.
+    """
+    missing = [value for value in fast if value not in values]
+    assert not missing, f"{missing} are not among the values"
+    return [value if value in fast else pytest.param(value, marks=pytest.mark.slow) for value in values]

@@ -8,7 +8,7 @@ import gapstate
 from gapstate.spec.load import parse_spec
 from gapstate.spec.vocabulary import RULES
 
-from .support import check_text, labels, line_of, variant
+from .support import check_text, labels, line_of, slow_but, variant
 
 RULE_VARIANTS = {
     "cap-exceeded": ("SENDING | send_ok | !late_loss | REQUESTED | commit_request", "SENDING | send_ok | !late_loss | REQUESTED | commit_request,commit_request"),
@@ -45,7 +45,8 @@ def test_every_rule_has_a_variant_that_breaks_it():
     assert set(RULE_VARIANTS) == {rule.id for rule in RULES}
 
 
-@pytest.mark.parametrize("rule", sorted(RULE_VARIANTS))
+# One rule of each family (caps, sending, an exit, an invalid row) fast; every rule under `pytest -m slow`.
+@pytest.mark.parametrize("rule", slow_but(sorted(RULE_VARIANTS), "cap-exceeded", "send-while-busy", "exit-unnamed", "result-without-send"))
 def test_a_broken_rule_is_reported_with_a_trace_that_replays_to_it(rule):
     old, new = RULE_VARIANTS[rule]
     text = variant(old, new)
