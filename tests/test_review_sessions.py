@@ -16,7 +16,7 @@ from gapstate.spec.load import parse_spec
 from gapstate.spec.vocabulary import STATES
 from gapstate.testing.vectors import build
 
-from .support import SPEC_TEXT, line_of, run, variant
+from .support import SPEC_TEXT, line_of, run, slow_but, variant
 from .test_review_diff import ROWS, with_rows
 
 SPEC = parse_spec(SPEC_TEXT, "old.md")
@@ -107,7 +107,8 @@ def changed(row: str, how: str) -> str:
     return f"{state} | {event} | {guards} | {nxt} | {actions}"
 
 
-EVERY_ROW = [pytest.param(i, marks=pytest.mark.slow) if i % 16 else i for i in range(len(ROWS))]
+# The first row (both ways of changing it) in the fast suite; every row under `pytest -m slow`.
+EVERY_ROW = slow_but(range(len(ROWS)), 0)
 
 
 @pytest.mark.parametrize("how", ["next", "actions"])
