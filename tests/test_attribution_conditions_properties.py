@@ -1,4 +1,9 @@
-"""Properties of `classify` over generated valid reports (hypothesis)."""
+"""Properties of `classify` over generated valid reports (hypothesis).
+
+Each property draws whole reports, about a second of CPU apiece, so the module
+runs under `pytest -m slow` (as CI does); tests/test_attribution_conditions.py
+gives every condition and verdict an example in the fast suite.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import copy
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +20,8 @@ from gapstate.attribution.positions import locate, position
 from gapstate.attribution.report import INTERVAL_KINDS, STATUSES
 from gapstate.attribution.validation import format_path
 from gapstate.errors import GapstateError
+
+pytestmark = pytest.mark.slow
 
 # Strategies ------------------------------------------------------------------
 # Times lie in a few seconds so that intervals and turn audio often overlap,
