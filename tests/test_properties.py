@@ -83,6 +83,7 @@ class Oracle:
             self.standing = False
 
 
+@pytest.mark.slow  # 600 guided traces, six seconds of CPU: exhaustive, so `pytest -m slow`
 def test_guided_traces_replay_inside_the_explored_graph_keep_every_rule_and_fire_every_reachable_row():
     """The one property run over guided traces (`gapstate.strategies.traces`), checking at each step:
 
@@ -119,6 +120,7 @@ def test_guided_traces_replay_inside_the_explored_graph_keep_every_rule_and_fire
     assert fired == EXPLORED.fired
 
 
+@pytest.mark.slow  # 200 arbitrary traces, each replayed whole
 @given(any_traces(SPEC))
 def test_an_arbitrary_trace_replays_or_stops_with_a_replay_error(trace):
     try:
@@ -255,6 +257,7 @@ def mutated_specs(draw) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 @settings(max_examples=max(settings.default.max_examples // 4, 1))  # each example runs the whole proof
 @given(mutated_specs())
 def test_a_mangled_spec_gives_findings_or_a_clean_check_never_an_exception(text):
