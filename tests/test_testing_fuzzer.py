@@ -13,7 +13,7 @@ from gapstate.cli import main
 from gapstate.testing.fuzzer import fuzz as run_fuzz
 
 from .defects import DEFECTS
-from .support import ROOT, line_of, table, variant
+from .support import ROOT, line_of, slow_but, table, variant
 
 BUSY = variant("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
 DEEP = variant(
@@ -95,7 +95,7 @@ def test_fuzz_catches_a_row_that_sends_while_busy_with_check_s_trace(tmp_path):
     assert [e["event"] for e in found["trace"]] == ["loss_voiced", "busy_start", "floor_released"]
 
 
-@pytest.mark.parametrize("seed", ["1", "2"])
+@pytest.mark.parametrize("seed", slow_but(["1", "2"], "2"))  # the cheaper seed fast, both under `pytest -m slow`
 def test_a_settle_on_session_end_shrinks_to_the_two_events_it_needs(tmp_path, seed):
     spec = write(tmp_path, variant("OPEN | session_end | - | CLEAR | end_unsettled", "OPEN | session_end | - | CLEAR | settle"))
     found = json.loads(fuzz("--spec", spec, "--seed", seed, "--format", "json").stdout)["counterexample"]
@@ -208,6 +208,7 @@ def test_workers_merge_coverage_and_name_the_seed_that_failed(tmp_path):
     assert re.search(r"found by seed [56] after \d+ traces: re-run it alone with --seed [56]", text.stdout)
 
 
+@pytest.mark.slow  # four campaigns, one with a pool of workers; the fast suite has the test above
 def test_workers_report_the_union_of_what_each_seed_fired_alone():
     def run(*args):
         return json.loads(fuzz("--examples", "15", "--format", "json", *args).stdout)
@@ -219,6 +220,7 @@ def test_workers_report_the_union_of_what_each_seed_fired_alone():
     assert together["examples"] == alone[0]["examples"] + alone[1]["examples"]
 
 
+@pytest.mark.slow  # a whole second of fuzzing by design
 def test_duration_runs_traces_and_reports_how_many():
     result = fuzz("--seed", "1", "--duration", "1", "--format", "json")
     assert result.exit_code == 0, result.output
