@@ -35,6 +35,7 @@ def single_counts(document: dict[str, Any], times: int) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow  # a case of the count property below, which the fast suite runs
 @FAST
 @given(reports())
 def test_one_report_given_twice_counts_2_for_each_verdict_of_the_single_report(data):
