@@ -81,6 +81,7 @@ def test_the_page_shows_what_diff_traces_prints(tmp_path, monkeypatch):
     assert result.stdout == SHOWN
 
 
+@pytest.mark.slow  # the page's CI step whole: git, bash and four gapstate processes, two seconds of CPU
 @pytest.mark.skipif(shutil.which("git") is None or shutil.which("bash") is None, reason="needs git and bash")
 def test_the_pull_request_step_annotates_and_summarises_in_a_real_repository(tmp_path):
     upstream = tmp_path / "upstream"
