@@ -88,6 +88,7 @@ def test_streamed_output_is_what_the_result_renders(tmp_path, fmt):
         assert cli == "".join(replay_step_line(step, caps) + "\n" for step in api.steps) + replay_tail(api, caps, str(path)) + "\n"
 
 
+@pytest.mark.slow  # 80,000 events, two seconds of CPU; a short trace on standard input is replayed above
 def test_a_long_trace_on_standard_input_passes_through_the_spool(tmp_path):
     # Standard input cannot be read twice; 80,000 transcript lines pass the spool's 8 MiB in memory, so it moves to a file.
     result = CliRunner().invoke(main, ["replay", "-"], input="".join(['{"event": "loss_silent"}\n'] * 80000))
