@@ -90,6 +90,7 @@ def test_classify_never_loads_lark_or_networkx():
     assert "HEAVY []" in done.stderr
 
 
+@pytest.mark.slow  # what `python -m gapstate` and whole processes below show fast, for classify
 def test_the_installed_command_runs_as_a_process(tmp_path):
     done = subprocess.run([sys.executable, "-m", "gapstate", "classify", str(REPORT_EXAMPLE)],
                           capture_output=True, text=True, timeout=60)
