@@ -116,13 +116,14 @@ def test_on_a_table_with_a_hole_some_traces_end_with_the_event_no_row_matches():
     "wanted",
     [
         lambda tr: any(a.get("id") == b.get("id") for i, a in enumerate(tr) for b in tr[i + 1 :] if a["event"] == b["event"] == "loss_voiced"),
-        lambda tr: len({e.get("id") for e in tr if e["event"] == "loss_voiced"}) >= 3,
+        pytest.param(lambda tr: len({e.get("id") for e in tr if e["event"] == "loss_voiced"}) >= 3, marks=pytest.mark.slow),
         lambda tr: tr and tr[-1]["event"] == "session_end",
         lambda tr: any("t" not in e for e in tr[1:]),
-        lambda tr: gapstate.replay(SPEC, tr).final.session_requests == 3,
+        pytest.param(lambda tr: gapstate.replay(SPEC, tr).final.session_requests == 3, marks=pytest.mark.slow),
         lambda tr: any(s.actions == ("settle",) for s in gapstate.replay(SPEC, tr).steps),
-        lambda tr: any(s.guards == {"post_send": False} and s.source == "REQUESTED" for s in gapstate.replay(SPEC, tr).steps),
-    ],
+        pytest.param(lambda tr: any(s.guards == {"post_send": False} and s.source == "REQUESTED" for s in gapstate.replay(SPEC, tr).steps),
+                     marks=pytest.mark.slow),
+    ],  # the three that take a few hundred traces to find run under `pytest -m slow`
     ids=["a repeated id", "three fresh ids", "ending with session_end", "a time left out",
          "the session cap spent", "a settlement", "evidence too early in REQUESTED"],
 )
