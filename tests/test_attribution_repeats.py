@@ -45,6 +45,7 @@ def test_one_report_given_twice_counts_2_for_each_verdict_of_the_single_report(d
     assert {key: twice[key] for key in ("verdicts", "arms")} == single_counts(single, 2)
 
 
+@pytest.mark.slow  # whole generated reports, a second of CPU: the examples below stay fast
 @FAST
 @given(reports(), st.integers(min_value=1, max_value=4))
 def test_each_repeat_carries_exactly_its_single_report_document(data, times):
@@ -54,6 +55,7 @@ def test_each_repeat_carries_exactly_its_single_report_document(data, times):
     assert all({k: v for k, v in entry.items() if k != "report"} == single for entry in result["reports"])
 
 
+@pytest.mark.slow
 @FAST
 @given(reports(), st.data())
 def test_counts_add_up_to_the_number_of_repeats_and_follow_each_report(data, draw):

@@ -46,6 +46,7 @@ def renamed(document: dict, names: dict[str, str]) -> dict:
     return out
 
 
+@pytest.mark.slow  # 25 generated logs, a second and a half of CPU; the example below names split sessions fast
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(
     sessions=st.lists(traces(SPEC, max_size=25).filter(bool), min_size=1, max_size=5),  # a log has no empty session

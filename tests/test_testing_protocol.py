@@ -124,6 +124,7 @@ def test_an_answer_that_never_ends_its_line_is_refused_without_filling_memory():
     child.close()
 
 
+@pytest.mark.slow  # a whole conform process and its adapter, a second and a half of CPU
 def test_sigterm_to_conform_ends_the_implementation_too(tmp_path):
     """A cancelled CI job sends SIGTERM: the adapter (and what it started) must not outlive gapstate."""
     import signal

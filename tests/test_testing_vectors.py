@@ -207,6 +207,7 @@ def test_an_empty_folder_is_filled_without_force(tmp_path):
     assert (out / "manifest.json").exists()
 
 
+@pytest.mark.slow  # a whole proof and plan of a broken table, a second of CPU
 def test_a_table_whose_row_fires_only_by_breaking_a_rule_gets_no_suite(tmp_path):
     """Vectors walk only clean steps; a suite that skipped the row would claim more than it fires."""
     spec = tmp_path / "busy.md"
