@@ -119,6 +119,7 @@ def test_help_shows_the_report_format_and_points_to_its_page():
 # --plot (matplotlib is in the test extra, so these always run) ----------------------
 
 
+@pytest.mark.slow  # matplotlib: a second of CPU to import and draw; the refusals below stay fast
 def test_plot_writes_an_svg_heat_map_with_a_band_per_verdict(tmp_path):
     out = tmp_path / "map.svg"
     outcome = run(*five_repeats(tmp_path), "--plot", str(out))
