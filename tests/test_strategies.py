@@ -99,6 +99,7 @@ def test_each_row_a_trace_fires_is_a_hypothesis_event():
     assert line in REACHABLE
 
 
+@pytest.mark.slow  # a search of up to 1,000 traces; fuzz walks into a hole fast in test_testing_fuzzer.py
 def test_on_a_table_with_a_hole_some_traces_end_with_the_event_no_row_matches():
     """The environment may send any event the table does not mark invalid: a deleted row is walked into."""
     holed = gapstate.load_spec(variant("OPEN | busy_end | - | = | noop", ""))
@@ -131,6 +132,7 @@ def test_the_strategy_reaches(wanted):
     find(traces(SPEC), wanted, settings=FIND)  # raises NoSuchExample if it cannot
 
 
+@pytest.mark.slow  # three searches of up to 1,000 traces each
 def test_evidence_speech_is_drawn_before_at_and_after_the_commit():
     def offsets(tr):
         commit, out, t = None, set(), 0
