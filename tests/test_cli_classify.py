@@ -132,6 +132,7 @@ def test_plot_writes_an_svg_heat_map_with_a_band_per_verdict(tmp_path):
     assert not [name for name in os.listdir(tmp_path) if name.startswith(".gapstate-")]  # no temporary left
 
 
+@pytest.mark.slow  # draws with matplotlib
 def test_the_same_result_draws_the_same_bytes(tmp_path):
     paths = five_repeats(tmp_path)
     run(*paths, "--plot", str(tmp_path / "a.svg"))
@@ -139,6 +140,7 @@ def test_the_same_result_draws_the_same_bytes(tmp_path):
     assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
 
 
+@pytest.mark.slow  # draws with matplotlib
 def test_a_name_with_markup_or_a_dollar_sign_is_drawn_not_interpreted(tmp_path):
     data = report(control(), stall(name='<script>"$x$"</script>'))
     outcome = run(write(tmp_path, "r.json", data), "--plot", str(tmp_path / "m.svg"))
