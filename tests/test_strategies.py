@@ -41,6 +41,7 @@ def test_a_single_event_is_well_formed(item):
 REACHABLE = set(guide_for(machine_for(SPEC)).roadmap.rows)
 
 
+@pytest.mark.slow  # two samples of 40 traces
 def test_toward_heads_for_the_named_row_first():
     deep = line_of(SPEC_TEXT, "DUE | floor_released | !busy,!budget_left | CLEAR | unrepaired_budget")
 
