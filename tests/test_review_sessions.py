@@ -52,9 +52,10 @@ def first_difference(old_spec, new_spec, events: list[dict]):
     """Where two tables' replays of a trace first differ, from `gapstate.replay` of each: (index, old, new) or None."""
     old = gapstate.replay(old_spec, events)
     new = gapstate.replay(new_spec, events)
+    as_dicts = {id(result): [s.to_dict() for s in result.steps] for result in (old, new)}  # once, not once an index
 
     def at(result, index):
-        steps = [s.to_dict() for s in result.steps]
+        steps = as_dicts[id(result)]
         error = result.error
         if index < len(steps):
             step = steps[index]
