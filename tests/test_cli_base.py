@@ -17,6 +17,7 @@ def test_a_bad_option_exits_2():
     assert run("check", "--no-such-option").exit_code == 2
 
 
+@pytest.mark.slow  # whole processes, at the end of this file, run `python -m gapstate` fast
 def test_python_dash_m_runs_the_same_command():
     result = subprocess.run([sys.executable, "-m", "gapstate", "check"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
