@@ -105,3 +105,106 @@ def test_error_messages_quote_a_hostile_event_name_escaped(tmp_path):
     assert result.exit_code == 2
     obeys_nothing(result.stdout, result.stderr)
     assert "unknown event 'a\\x1b]0;x\\x07\\r\\n::error::pwned'" in result.stderr
+
+
+# output that grows with the input is written as it goes ---------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from gapstate.cli.output import say, say_lines  # noqa: E402
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.text(alphabet="a\x1b\n", max_size=5), max_size=40), st.integers(1, 8))
+def test_lines_said_a_few_at_a_time_are_the_joined_text_byte_for_byte(capsys, lines, chunk):
+    capsys.readouterr()  # the fixture is shared between examples: start each from nothing
+    say("\n".join(lines))
+    joined = capsys.readouterr().out
+    say_lines(iter(lines), chunk=chunk)
+    assert capsys.readouterr().out == joined
+
+
+def _grown(tmp_path, command: str, count: int) -> list[str]:
+    """Arguments of `command` on an input with `count` items of the output that grows with it.
+
+    coverage: a log of `count` sessions that each stop (an event after
+    session_end); diff --traces: `count` sessions that each behave differently;
+    classify: a report of `count` turns.
+    """
+    if command == "classify":
+        turns = {f"q{n}": {"status": "present"} for n in range(count)}
+        report = {"answer_key": list(turns), "arms": [{"name": "control", "kind": "control", "turns": turns},
+                                                      {"name": "stall", "kind": "stall", "turns": turns}]}
+        path = tmp_path / "report.json"
+        path.write_text(json.dumps(report, indent=1), encoding="utf-8")  # gapstate reads lines of at most 1 MiB
+        return ["classify", str(path)]
+    log = tmp_path / "log.jsonl"
+    with log.open("w", encoding="utf-8") as out:
+        for n in range(count):
+            if command == "coverage":
+                out.write(f'{{"event":"session_end","session":"s{n}"}}\n{{"event":"busy_start","session":"s{n}"}}\n')
+            else:
+                out.write(f'{{"event":"busy_end","session":"s{n}"}}\n')
+    if command == "coverage":
+        return ["coverage", "--split-by", "session", "--jobs", "1", str(log)]
+    new = tmp_path / "new.md"
+    new.write_text(variant("CLEAR | busy_end | - | = | noop", "CLEAR | busy_end | - | = | invalid"), encoding="utf-8")
+    old = tmp_path / "old.md"
+    old.write_text(variant("CLEAR | busy_end | - | = | noop", "CLEAR | busy_end | - | = | noop"), encoding="utf-8")
+    return ["diff", str(old), str(new), "--traces", str(log), "--split-by", "session", "--jobs", "1", "--format", "json"]
+
+
+GROWN = ["coverage", "diff", "classify"]
+RENDERERS = {"coverage": "gapstate.cli.render.seeing.coverage_lines", "classify": "gapstate.cli.render.classify.classify_lines"}
+
+
+@pytest.mark.parametrize("command", GROWN)
+def test_a_reader_gone_after_the_first_write_stops_the_rendering_there(tmp_path, monkeypatch, command):
+    """The first piece is written before the rest is rendered or encoded, and a closed pipe (141) ends it there."""
+    args = _grown(tmp_path, command, {"coverage": 2000, "diff": 500, "classify": 1000}[command])
+    whole = run(*args).stdout
+    assert whole.count("\n") > 2000
+    drawn = []
+    if command in RENDERERS:
+        module, name = RENDERERS[command].rsplit(".", 1)
+        lines = getattr(__import__(module, fromlist=[name]), name)
+
+        def counted(*a, **k):
+            for line in lines(*a, **k):
+                drawn.append(line)
+                yield line
+
+        monkeypatch.setattr(RENDERERS[command], counted)
+    written = []
+
+    def echo(message=None, file=None, nl=True, err=False, color=None):
+        if err:
+            return
+        written.append(message)
+        raise BrokenPipeError
+
+    monkeypatch.setattr("gapstate.cli.output.click.echo", echo)
+    assert run(*args).exit_code == 141
+    assert len(written) == 1 and whole.startswith(written[0]) and len(written[0]) < len(whole) * 0.6
+    if command in RENDERERS:
+        assert 0 < len(drawn) < whole.count("\n") * 0.6
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", GROWN)
+def test_head_3_on_a_big_input_gets_its_lines_and_the_command_exits_141(tmp_path, command):
+    """`gapstate ... | head -3` as a shell runs it: head gets its three lines, gapstate ends quietly with 141."""
+    import subprocess
+    import sys
+
+    args = _grown(tmp_path, command, 100_000)
+    process = subprocess.Popen([sys.executable, "-m", "gapstate", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    head = [process.stdout.readline() for _ in range(3)]
+    process.stdout.close()
+    error = process.stderr.read()
+    assert process.wait() == 141
+    assert error == b"" and all(line.endswith(b"\n") for line in head)
+    assert head[0].startswith({"coverage": b"gapstate coverage: 100000 traces", "diff": b"{",
+                               "classify": b"arm "}[command])

@@ -16,7 +16,7 @@ from gapstate.cli.base import (
     read_spec,
     reports_errors,
 )
-from gapstate.cli.output import say
+from gapstate.cli.output import say, say_json
 from gapstate.errors import GapstateError
 
 
@@ -78,7 +78,7 @@ def check(
     (with several, the worst).
     """
     from gapstate.cli.config import max_configurations, resolve_spec_path
-    from gapstate.cli.render import json_chunks, to_json
+    from gapstate.cli.render import to_json
     from gapstate.cli.render.check import check_text
     from gapstate.cli.render.errors import error_text
     from gapstate.proof.check import check as prove
@@ -113,9 +113,7 @@ def check(
     if len(choices) == 1 and fmt in ("text", "json"):
         result = proved(choices[0])
         if fmt == "json":
-            for chunk in json_chunks(result.to_dict()):  # the findings of a big table make a big document
-                say(chunk, nl=False)
-            say("")
+            say_json(result.to_dict())  # the findings of a big table make a big document
         else:
             say(check_text(result, bundled=choices[0].bundled))
         return 0 if result.ok or exit_zero else 1

@@ -11,7 +11,7 @@ from gapstate.cli.base import (
     main,
     reports_errors,
 )
-from gapstate.cli.output import say
+from gapstate.cli.output import say_json, say_lines
 from gapstate.errors import GapstateError
 
 
@@ -54,29 +54,32 @@ def classify(report_paths: tuple[str, ...], fmt: str, plot_path: str | None) -> 
                                   "peer_bytes": int}}}]}
     Every object may also hold "meta": anything, never read.
     """
-    from gapstate.cli.render import to_json
-
     read = [_read(path, fmt) for path in report_paths]
     first_name, _, first = read[0]
     if len(read) == 1:
         from gapstate.attribution.conditions import judge
-        from gapstate.cli.render.classify import classify_text
+        from gapstate.cli.render.classify import classify_lines
 
         result: Any = judge(first)
-        shown = to_json(result.to_dict()) if fmt == "json" else classify_text(result, first_name)
+        lines = classify_lines(result, first_name)
     else:  # repeats: imported only here, so one report starts as fast as before
         from gapstate.attribution.repeats import differences, judge_repeats
-        from gapstate.cli.render.classify import not_a_repeat, repeats_text
+        from gapstate.cli.render.classify import not_a_repeat, repeats_lines
 
         for name, text, model in read[1:]:
             found = differences(first, model, first_name)
             if found:
                 raise _refuse(not_a_repeat(len(found), first_name), name, text, found, fmt)
         result = judge_repeats([(name, model) for name, _, model in read])
-        shown = to_json(result.to_dict()) if fmt == "json" else repeats_text(result)
+        lines = repeats_lines(result)
     if plot_path is not None:
         _plot(result, plot_path)
-    say(shown)
+    # Every report was read and judged before this point, so nothing is half-written; a table of
+    # many turns is written as it is rendered.
+    if fmt == "json":
+        say_json(result.to_dict())
+    else:
+        say_lines(lines)
     return 0
 
 

@@ -21,6 +21,8 @@ too, so there is one way out.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import Any
 
 import click
 
@@ -56,3 +58,30 @@ def escape_lines(text: str) -> str:
 def say(text: str, err: bool = False, nl: bool = True) -> None:
     """Print `text` (to stderr when `err`), its control characters shown, not obeyed."""
     click.echo(escape_lines(text), err=err, nl=nl)
+
+
+def say_lines(lines: Iterable[str], chunk: int = 1024) -> None:
+    """`say("\\n".join(lines))`, byte for byte, but written some thousand lines at a time as `lines` yields them.
+
+    Output that grows with the input is never built whole: `| head -3` gets
+    its lines from the first write, and a reader that goes away ends the
+    command there (exit 141) instead of after the last line was rendered.
+    """
+    pending: list[str] = []
+    written = False
+    for line in lines:
+        pending.append(line)
+        if len(pending) >= chunk:
+            say("\n".join(pending))
+            pending, written = [], True
+    if pending or not written:
+        say("\n".join(pending))
+
+
+def say_json(document: dict[str, Any]) -> None:
+    """`say(to_json(document))`, byte for byte, written in pieces of about 64 KiB as they are encoded."""
+    from gapstate.cli.render import json_chunks
+
+    for chunk in json_chunks(document):
+        say(chunk, nl=False)
+    say("")

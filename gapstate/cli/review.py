@@ -16,7 +16,7 @@ from gapstate.cli.base import (
     main,
     reports_errors,
 )
-from gapstate.cli.output import say
+from gapstate.cli.output import say, say_json, say_lines
 
 
 @main.command()
@@ -52,8 +52,7 @@ def diff(paths: tuple[str, ...], revision: str | None, traces: tuple[str, ...], 
     """
     from pathlib import Path
 
-    from gapstate.cli.render import to_json
-    from gapstate.cli.render.review import diff_text
+    from gapstate.cli.render.review import diff_lines
     from gapstate.review.diff import diff as compare
     from gapstate.spec.load import load_spec, parse_spec
     from gapstate.spec.source import read_revision, split_range
@@ -81,8 +80,10 @@ def diff(paths: tuple[str, ...], revision: str | None, traces: tuple[str, ...], 
     result = compare(old, new)
     if traces:
         result = dataclasses.replace(result, traces=_sessions(old, new, result.changes, traces, jobs or jobs_default(), split_by))
+    # Every session was replayed before this point (an unusable trace has raised), so nothing is
+    # half-written; the affected sessions, one per recorded session at most, are written as encoded.
     if fmt == "json":
-        say(to_json(result.to_dict()))
+        say_json(result.to_dict())
     elif fmt == "github":
         from gapstate.review.github import diff_github
 
@@ -90,7 +91,7 @@ def diff(paths: tuple[str, ...], revision: str | None, traces: tuple[str, ...], 
         if shown:
             say(shown)
     else:
-        say(diff_text(result))
+        say_lines(diff_lines(result))
     return 1 if result.differs else 0
 
 

@@ -19,7 +19,7 @@ from gapstate.cli.base import (
     reports_errors,
     spec_for,
 )
-from gapstate.cli.output import escape, say
+from gapstate.cli.output import escape, say, say_json, say_lines
 from gapstate.errors import GapstateError
 
 ROW = click.argument("address", metavar="ROW")
@@ -121,17 +121,18 @@ def coverage(traces: tuple[str, ...], spec_path: str | None, fmt: str, jobs: int
     --keep-going when some trace could not be used; 2 for a malformed trace
     (named, with its line; --keep-going lists it instead) or an unusable spec.
     """
-    from gapstate.cli.render import to_json
-    from gapstate.cli.render.seeing import coverage_text
+    from gapstate.cli.render.seeing import coverage_lines
 
     spec = spec_for(spec_path)
     spec.require_steppable()
     result = _fired(spec, traces, jobs or jobs_default(), "replaying", split_by, keep_going)
     code = 1 if result.stopped or result.unusable or (require_all and result.never) else 0
+    # Every trace was read before this point (an unusable one has raised), so nothing is half-written;
+    # the stopped traces are written as they are rendered, not joined first.
     if fmt == "json":
-        say(to_json({"ok": code == 0, **result.to_dict()}))
+        say_json({"ok": code == 0, **result.to_dict()})
     else:
-        say(coverage_text(result, {row.line: str(row) for row in spec.table.rows}))
+        say_lines(coverage_lines(result, {row.line: str(row) for row in spec.table.rows}))
     return code
 
 

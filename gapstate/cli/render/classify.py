@@ -1,13 +1,13 @@
 """`gapstate classify`: one report's verdict table, or how the verdicts fall across repeats, and the summary.
 
 Nothing here decides anything: each function takes the result the core
-returned and gives back a string. Counts across repeats are written as counts
+returned and gives back lines of text. Counts across repeats are written as counts
 ("attributable in 2 of 5 repeats"), never as a share of the repeats.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from gapstate.cli.output import escape
@@ -25,20 +25,19 @@ def not_a_repeat(count: int, first: str) -> str:
     return f"not a repeat of {first} ({plural(count, 'difference')}):"
 
 
-def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> Iterator[str]:
     """Columns padded to their widest cell; the last column is left ragged. Cells (names from the report) are escaped."""
     rows = [tuple(escape(cell) for cell in row) for row in rows]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
-    return [
-        "  ".join(f"{cell:<{widths[i]}}" for i, cell in enumerate(row[:-1])) + f"  {row[-1]}"
-        for row in [header, *rows]
-    ]
+    for row in [header, *rows]:
+        yield "  ".join(f"{cell:<{widths[i]}}" for i, cell in enumerate(row[:-1])) + f"  {row[-1]}"
 
 
-def _arm_lines(names: list[str], said: list[str]) -> list[str]:
+def _arm_lines(names: list[str], said: list[str]) -> Iterator[str]:
     names = [escape(name) for name in names]
     width = max(len(name) for name in names) + 1
-    return [f"arm {name + ':':<{width}}  {words}" for name, words in zip(names, said)]
+    for name, words in zip(names, said):
+        yield f"arm {name + ':':<{width}}  {words}"
 
 
 def overflow_words(overflow: Any) -> str:
@@ -46,7 +45,7 @@ def overflow_words(overflow: Any) -> str:
             f"{overflow.dropped_min} to {overflow.dropped_max} frames")
 
 
-def classify_text(result: Any, source: str = "<report>") -> str:
+def classify_lines(result: Any, source: str = "<report>") -> Iterator[str]:
     """One row per (arm, turn), each arm's verdict, the overall verdict, the note, then a summary line."""
     rows = [
         (arm.name, turn.turn, turn.verdict,
@@ -54,20 +53,19 @@ def classify_text(result: Any, source: str = "<report>") -> str:
         for arm in result.arms
         for turn in arm.turns
     ]
-    lines = _table(("arm", "turn", "verdict", "unmet"), rows)
-    lines.append("")
-    lines += _arm_lines(
+    yield from _table(("arm", "turn", "verdict", "unmet"), rows)
+    yield ""
+    yield from _arm_lines(
         [arm.name for arm in result.arms],
         [arm.verdict + (f" ({overflow_words(arm.sdk_overflow)})" if arm.sdk_overflow else "") for arm in result.arms],
     )
-    lines.append(f"overall: {result.verdict}")
-    lines.append(f"note: {result.note}")
+    yield f"overall: {result.verdict}"
+    yield f"note: {result.note}"
     turns = sum(len(arm.turns) for arm in result.arms)
-    lines.append(
+    yield (
         f"gapstate classify: {escape(source)}: {plural(len(result.arms), 'arm')}, {plural(turns, 'turn')}: "
         f"{result.verdict} (descriptive)"
     )
-    return "\n".join(lines)
 
 
 def in_repeats(counts: Iterable[tuple[str, int]], total: int) -> str:
@@ -75,7 +73,7 @@ def in_repeats(counts: Iterable[tuple[str, int]], total: int) -> str:
     return ", ".join(f"{what} in {n} of {total} repeats" for what, n in counts)
 
 
-def repeats_text(result: Any) -> str:
+def repeats_lines(result: Any) -> Iterator[str]:
     """Per (arm, turn) how the verdicts fell across the repeats, per arm, per repeat, overall, the note, a summary."""
     total = len(result.repeats)
     arms_of = [{arm.name: arm for arm in repeat.result.arms} for repeat in result.repeats]
@@ -86,8 +84,8 @@ def repeats_text(result: Any) -> str:
             unmet = ", ".join(f"{condition} in {n}" for condition, n in turn.unmet) or "-"
             mark = f"{OVERFLOW_MARK} in {logged} of {total} repeats" if logged else ""
             rows.append((arm.name, turn.turn, in_repeats(turn.verdicts, total), "; ".join(filter(None, [unmet, mark]))))
-    lines = _table(("arm", "turn", f"verdicts across {total} repeats", "unmet (repeats)"), rows)
-    lines.append("")
+    yield from _table(("arm", "turn", f"verdicts across {total} repeats", "unmet (repeats)"), rows)
+    yield ""
     said = []
     for arm in result.arms:
         overflows = [arms[arm.name].sdk_overflow for arms in arms_of if arms[arm.name].sdk_overflow]
@@ -96,16 +94,15 @@ def repeats_text(result: Any) -> str:
             most = max(overflow.dropped_max for overflow in overflows)
             extra = f"; overflow lines logged in {len(overflows)} of {total} repeats, at most {most} frames dropped"
         said.append(in_repeats(arm.verdicts, total) + extra)
-    lines += _arm_lines([arm.name for arm in result.arms], said)
+    yield from _arm_lines([arm.name for arm in result.arms], said)
     for number, repeat in enumerate(result.repeats, start=1):
-        lines.append(f"repeat {number}: {escape(repeat.report)}: {repeat.result.verdict}")
+        yield f"repeat {number}: {escape(repeat.report)}: {repeat.result.verdict}"
     overall = in_repeats(result.verdicts, total)
-    lines.append(f"overall: {overall}")
-    lines.append(f"note: {result.note}")
+    yield f"overall: {overall}"
+    yield f"note: {result.note}"
     first = result.repeats[0].result
     turns = sum(len(arm.turns) for arm in first.arms)
-    lines.append(
+    yield (
         f"gapstate classify: {plural(total, 'repeat')} of {plural(len(first.arms), 'arm')}, "
         f"{plural(turns, 'turn')}: {overall} (descriptive)"
     )
-    return "\n".join(lines)

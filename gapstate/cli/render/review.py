@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from gapstate.cli.render import nth, plural
@@ -57,18 +58,18 @@ def change_lines(change: Any) -> list[str]:
     ]
 
 
-def diff_text(result: DiffResult) -> str:
+def diff_lines(result: DiffResult) -> Iterator[str]:
     """The changes grouped by kind, behaviour first, each with its lines; with --traces the sessions; then a verdict line."""
-    lines = [line for change in result.changes for line in change_lines(change)]
+    for change in result.changes:
+        yield from change_lines(change)
     count = len(result.changes)
     verdict = "no change in behaviour, caps, names, allow-list or reachability" if result.same else (
         f"{count} change{'s' if count != 1 else ''}"
     )
     if result.traces is not None:
-        lines.extend(sessions_text(result.traces))
+        yield from sessions_lines(result.traces)
         verdict += f"; {len(result.traces.affected)} of {plural(result.traces.read, 'recorded session')} behave differently"
-    lines.append(f"gapstate diff: {escape(result.old)} -> {escape(result.new)}: {verdict}")
-    return "\n".join(lines)
+    yield f"gapstate diff: {escape(result.old)} -> {escape(result.new)}: {verdict}"
 
 
 def _step_words(step: dict[str, Any], side: str) -> str:
@@ -78,26 +79,25 @@ def _step_words(step: dict[str, Any], side: str) -> str:
     return f"{side} line {step['row']}: {step['to']} | {','.join(step['actions'])}{broken}"
 
 
-def sessions_text(sessions: Any) -> list[str]:
+def sessions_lines(sessions: Any) -> Iterator[str]:
     """For a PR comment: how many recorded sessions behave differently, one line per group and its example, and the untested changes."""
     affected = len(sessions.affected)
-    lines = [f"recorded sessions: {affected} of {sessions.read} behave differently ({plural(sessions.events, 'event')} read)"]
+    yield f"recorded sessions: {affected} of {sessions.read} behave differently ({plural(sessions.events, 'event')} read)"
     width = len(str(max((group.traces for group in sessions.groups), default=0)))
     for group in sessions.groups:
         example = group.example
         guards = ",".join(group.guards) or "-"
-        lines.append(
+        yield (
             f"  {group.traces:>{width}} {'session ' if group.traces == 1 else 'sessions'}  {group.state} | {group.event} | {guards}: "
             f"{_step_words(example.old, 'old')} -> {_step_words(example.new, 'new')}"
         )
-        lines.append(f"  {'':>{width}}           e.g. {escape(example.trace)}, the {nth(example.index)} event")
+        yield f"  {'':>{width}}           e.g. {escape(example.trace)}, the {nth(example.index)} event"
     if sessions.unreached:
-        lines.append(f"untested by recorded traffic: no recorded session reaches {plural(len(sessions.unreached), 'changed valuation')}:")
+        yield f"untested by recorded traffic: no recorded session reaches {plural(len(sessions.unreached), 'changed valuation')}:"
         cases: dict[tuple[str, str, int | None, int | None], list[Any]] = {}
         for change in sessions.unreached:
             cases.setdefault((change.state, change.event, change.old_row, change.new_row), []).append(change.valuation)
         for (state, event, old_row, new_row), valuations in cases.items():
             was = f"old line {old_row}" if old_row is not None else "no row (old)"
             now = f"new line {new_row}" if new_row is not None else "no row (new)"
-            lines.append(f"  {state} | {event} {when_text(valuations)}: {was} -> {now}")
-    return lines
+            yield f"  {state} | {event} {when_text(valuations)}: {was} -> {now}"

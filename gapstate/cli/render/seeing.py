@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gapstate.cli.output import escape
@@ -30,33 +31,32 @@ def witness_note(result: RowWitness) -> str | None:
 # coverage -------------------------------------------------------------------
 
 
-def coverage_text(result: CoverageResult, rows: dict[int, str]) -> str:
-    """Every reachable row with how often it fired, then the rows never fired and the traces that stopped."""
+def coverage_lines(result: CoverageResult, rows: dict[int, str]) -> Iterator[str]:
+    """Every reachable row with how often it fired, then the rows never fired and the traces that stopped, line by line."""
     fired = result.fired
     never = result.never
-    lines = [
+    yield (
         f"gapstate coverage: {result.traces} trace{'s' if result.traces != 1 else ''}, {result.events} events: "
         f"fired {len(result.reachable) - len(never)} of {len(result.reachable)} reachable rows"
-    ]
+    )
     width = max((len(str(n)) for n in fired.values()), default=1)
     for line in sorted(fired):
         mark = "  never" if not fired[line] else ""
-        lines.append(f"  row {line:<4} {fired[line]:>{width}}  {rows.get(line, '?')}{mark}")
+        yield f"  row {line:<4} {fired[line]:>{width}}  {rows.get(line, '?')}{mark}"
     if never:
-        lines.append("never fired: rows at lines " + ", ".join(str(line) for line in never))
+        yield "never fired: rows at lines " + ", ".join(str(line) for line in never)
     if result.stopped:
         count = len(result.stopped)
-        lines.append(f"stopped: {count} trace{'s' if count != 1 else ''} (the steps before the stop are counted)")
+        yield f"stopped: {count} trace{'s' if count != 1 else ''} (the steps before the stop are counted)"
         for stop in result.stopped:
             error = stop.error
-            lines.append(f"  {escape(stop.trace)}:{error.line}: the {nth(error.index)} event: {error.kind}: {escape(error.message)}")
+            yield f"  {escape(stop.trace)}:{error.line}: the {nth(error.index)} event: {error.kind}: {escape(error.message)}"
     if result.unusable:
         count = len(result.unusable)
-        lines.append(f"unusable: {count} trace{'s' if count != 1 else ''} could not be read (not counted)")
+        yield f"unusable: {count} trace{'s' if count != 1 else ''} could not be read (not counted)"
         for bad in result.unusable:
             where = escape(bad.trace) if bad.line is None else f"{escape(bad.trace)}:{bad.line}"
-            lines.append(f"  {where}: {escape(bad.message)}")
-    return "\n".join(lines)
+            yield f"  {where}: {escape(bad.message)}"
 
 
 # explain --------------------------------------------------------------------
