@@ -26,11 +26,20 @@ def not_a_repeat(count: int, first: str) -> str:
 
 
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> Iterator[str]:
-    """Columns padded to their widest cell; the last column is left ragged. Cells (names from the report) are escaped."""
-    rows = [tuple(escape(cell) for cell in row) for row in rows]
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
+    """Columns padded to their widest cell; the last column is left ragged. Cells (names from the report) are escaped.
+
+    Each row is escaped as it is yielded; the widths need every cell first,
+    but a column with nothing to escape (the usual case) is measured as it is.
+    """
+    widths = [len(header[i]) for i in range(len(header) - 1)]
+    for i in range(len(widths)):
+        column = [row[i] for row in rows]
+        if escape("".join(column)) != "".join(column):
+            column = [escape(cell) for cell in column]
+        widths[i] = max([widths[i], *map(len, column)])
     for row in [header, *rows]:
-        yield "  ".join(f"{cell:<{widths[i]}}" for i, cell in enumerate(row[:-1])) + f"  {row[-1]}"
+        cells = [escape(cell) for cell in row]
+        yield "  ".join(f"{cell:<{widths[i]}}" for i, cell in enumerate(cells[:-1])) + f"  {cells[-1]}"
 
 
 def _arm_lines(names: list[str], said: list[str]) -> Iterator[str]:
