@@ -52,3 +52,33 @@ def test_few_short_ids_can_be_listed_and_digests_cannot():
     many.add("iv-1"), many.add("iv-2")
     with pytest.raises(TypeError):
         list(many)
+
+
+@pytest.mark.parametrize("compact", [0, 5, 50, 1 << 17])
+def test_the_plain_set_replay_adds_to_in_c_agrees_with_adding_through_the_ids(compact):
+    """Replay's loop tests `id in plain` and adds short ids to it while there is room (Ids.plain); the rest via add."""
+    held, reference = Ids(compact), set()
+    plain, room = held.plain(), held.limit - len(held)
+    for id in ids(compact + 1, 3000):
+        assert (id in plain if plain is not None else id in held) == (id in reference), id
+        if id not in reference:
+            if plain is not None and room > 0 and len(id) <= 32:
+                plain.add(id)
+                room -= 1
+            else:
+                held.add(id)
+                plain, room = held.plain(), held.limit - len(held)
+            reference.add(id)
+        assert len(held) == len(reference)
+    assert all(id in held for id in reference)
+
+
+def test_plain_is_the_set_only_while_every_id_is_kept_as_itself():
+    few = Ids(compact=3)
+    few.add("iv-1")
+    assert few.plain() == {"iv-1"}
+    few.add("x" * 40)  # kept as a digest: testing the set for the id itself would miss it
+    assert few.plain() is None and "x" * 40 in few
+    many = Ids(compact=1)
+    many.add("a"), many.add("b")
+    assert many.plain() is None

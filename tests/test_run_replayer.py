@@ -612,3 +612,25 @@ def test_an_event_no_row_matches_stops_the_replay_saying_the_table_is_not_total(
     assert (result.error.index, result.error.kind) == (1, "invalid_event")
     assert result.error.message == "no row matches busy_end in CLEAR: the table is not total here (run `gapstate check`)"
     assert result.events == 3 and len(result.steps) == 1
+
+
+def test_a_session_decides_dup_alike_whether_its_ids_are_few_or_kept_as_digests():
+    """The loop's plain-set path (few short ids) and the Ids path (past the limit, or long ids) say the same."""
+    from gapstate.run.ids import Ids
+    from gapstate.run.replayer import Session, machine_for
+    from gapstate.run.trace import Event
+
+    spec = load_spec()
+    names = [f"iv-{n % 7}" for n in range(40)] + ["y" * 50, "iv-1", "y" * 50, "iv-99"]
+    trace = [Event("loss_voiced", n, name) for n, name in enumerate(names)]
+
+    def guards(compact: int) -> list[bool]:
+        session = Session(machine_for(spec))
+        session.seen = Ids(compact)
+        taken: list = []
+        assert session.run(trace, taken.append) is None
+        return [step.outcome.guards for step in taken]
+
+    few = guards(1 << 17)
+    assert few == guards(0) == guards(3)
+    assert [dict(g)["dup"] for g in few] == [name in names[:n] for n, name in enumerate(names)]

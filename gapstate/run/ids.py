@@ -43,10 +43,11 @@ class Ids:
     (C code: a few hundred bytes a bucket at a million ids).
     """
 
-    __slots__ = ("_few", "_buckets", "_count", "_compact", "_missed")
+    __slots__ = ("_few", "_buckets", "_count", "_compact", "_missed", "_digested")
 
     def __init__(self, compact: int = COMPACT):
         self._few: set[str | bytes] | None = set()  # short ids as themselves, long ones as slots
+        self._digested = False  # some id of `_few` is a slot
         self._buckets: list[bytearray] = []  # then: the slots, concatenated, by hash
         self._count = 0
         self._compact = compact
@@ -62,15 +63,35 @@ class Ids:
         self._missed = (id, key)
         return False
 
+    @property
+    def limit(self) -> int:
+        """How many ids `plain()` may hold: adding one more to it goes through `add`."""
+        return self._compact
+
+    def plain(self) -> set[str] | None:
+        """The ids as a plain set while each is kept as itself (few, each short), else None.
+
+        For replay's hot loop, which then tests and adds in C: `id in plain`
+        is exactly `id in self`, and `plain.add(id)` is `self.add(id)` for an
+        id of at most SHORT characters while `len(plain) < self.limit`.
+        Anything else goes through `add`, after which `plain()` is asked again.
+        """
+        return self._few if not self._digested else None  # type: ignore[return-value]
+
     def add(self, id: str) -> None:
         few = self._few
         if few is not None:
-            few.add(id if len(id) <= SHORT else _slot(id))
+            if len(id) <= SHORT:
+                few.add(id)
+            else:
+                few.add(_slot(id))
+                self._digested = True
             if len(few) > self._compact:
                 self._buckets = [bytearray() for _ in range(_BUCKETS)]
                 for item in few:
                     self._put(item if isinstance(item, bytes) else _slot(item))
                 self._few = None
+                self._digested = True
             return
         missed, self._missed = self._missed, None
         if missed is not None and missed[0] is id:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import msgspec
 
 from gapstate.results import Result
-from gapstate.run.ids import Ids
+from gapstate.run.ids import SHORT, Ids
 from gapstate.run.machine import Machine, Outcome, Status, compiled
 from gapstate.spec.vocabulary import CHOICE_OF, COUNTERS, PAYLOADS, RULES, SEEN, Config
 from gapstate.spec.load import Spec
@@ -141,17 +141,13 @@ def machine_for(spec: Spec) -> Machine:
     return compiled(spec.require_steppable())
 
 
-class _Chosen(NamedTuple):
-    """An event whose payload sets a guard: how the history reads the field, and a Node key per value."""
-
-    seen: bool  # vocabulary.SEEN: the value was given before; else AFTER: it follows the horizon
-    field: str
-    no: str  # the Node key when the guard is false
-    yes: str  # and when true: never the bare event name, which the loop looks up first
-
-
-_CHOSEN = {
-    event: _Chosen(payload.reads == SEEN, payload.field, f"{event} not_{CHOICE_OF[event]}", f"{event} {CHOICE_OF[event]}")
+# For each event whose payload sets a guard: (whether the history reads the
+# field as SEEN, else as AFTER; the field; the Node key when the guard is
+# false; and when true, never the bare event name, which the loop looks up
+# first). Plain tuples: the hot loop unpacks one for every such event, and
+# unpacking a NamedTuple goes through its iterator, several times slower.
+_CHOSEN: dict[str, tuple[bool, str, str, str]] = {
+    event: (payload.reads == SEEN, payload.field, f"{event} not_{CHOICE_OF[event]}", f"{event} {CHOICE_OF[event]}")
     for event, payload in PAYLOADS.items()
 }
 
@@ -226,6 +222,8 @@ class Session:
         machine = self.machine
         node = self.node
         seen = self.seen
+        plain = seen.plain()  # while not None, the ids are tested and added in C (see Ids.plain)
+        short, room = SHORT, seen.limit - len(seen)
         chosen_of = _CHOSEN.get
         commit, loss = self.last_commit, self.last_loss
         ok = Status.OK
@@ -246,7 +244,7 @@ class Session:
                     reads_seen, field, no, yes = chosen
                     if reads_seen:
                         value = getattr(item, field)
-                        choice = value in seen
+                        choice = value in plain if plain is not None else value in seen
                         if not choice:
                             fresh = value
                     else:
@@ -279,7 +277,12 @@ class Session:
                     else:
                         node[key] = move
                 if fresh is not None:
-                    seen.add(fresh)
+                    if plain is not None and room > 0 and len(fresh) <= short:
+                        plain.add(fresh)
+                        room -= 1
+                    else:
+                        seen.add(fresh)
+                        plain, room = seen.plain(), seen.limit - len(seen)
                     loss = item.t
             if record is not None:
                 record(make(index, name, node.config, move[1], index + 1 if line_of is None else line_of(index), item, horizon))
