@@ -19,15 +19,13 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from timing import GAPSTATE, compare, environment, start_launcher  # noqa: E402
+from timing import GAPSTATE, Comparison, compare, environment, start_launcher  # noqa: E402
 
 SMALL, LARGE = 20_000, 200_000
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    runs = parser.parse_args().runs
+def measure(runs: int) -> Comparison:
+    """`runs` alternated pairs: classify of the large report against classify of the small one (both exit 2)."""
     with tempfile.TemporaryDirectory() as folder:
         paths = {}
         for size in (SMALL, LARGE):
@@ -35,13 +33,16 @@ def main() -> None:
             with open(paths[size], "w", encoding="utf-8") as out:
                 json.dump({"answer_key": list(range(size)), "arms": []}, out, indent=1)
         env = environment(folder)
-        quiet = os.open(os.devnull, os.O_WRONLY)  # the launcher, and so each refusal, writes stderr there
-        kept = os.dup(2)
-        os.dup2(quiet, 2)
-        start_launcher()
-        os.dup2(kept, 2)
+        start_launcher()  # its processes' stderr (each refusal's thousand lines) goes nowhere
         c = compare(GAPSTATE + ["classify", paths[LARGE]], GAPSTATE + ["classify", paths[SMALL]], runs, env)
     assert set(c.codes) == {2}, c.codes
+    return c
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    c = measure(parser.parse_args().runs)
     print(f"classify, {LARGE:,} problems / {SMALL:,} problems: {c.ratio.median:.1f} x "
           f"({c.ratio.low:.1f} - {c.ratio.high:.1f}; {c.runs} pairs); "
           f"{c.command.median:.2f} s against {c.baseline.median:.2f} s, peak {c.peak_mib.median:.0f} MiB")

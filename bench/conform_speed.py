@@ -15,12 +15,16 @@ measures, in one run:
 - `gapstate conform --examples N -- python examples/room_loop.py` as a whole
   command, start-up and all.
 
-    python bench/conform_speed.py [examples] [round-trip events]
+    python bench/conform_speed.py [examples] [round-trip events] [--write]
+
+With --write, the figures also go into bench/RESULTS.md under "## conform speed".
 """
 
 from __future__ import annotations
 
+import datetime
 import importlib.util
+import os
 import json
 import statistics
 import subprocess
@@ -33,8 +37,10 @@ from gapstate.testing.conformance import conform
 from gapstate.testing.protocol import Child
 from gapstate.testing.vectors import build
 
-EXAMPLES = int(sys.argv[1]) if len(sys.argv) > 1 else 500
-ROUND_TRIPS = int(sys.argv[2]) if len(sys.argv) > 2 else 20_000
+WRITE = "--write" in sys.argv
+ARGS = [a for a in sys.argv[1:] if a != "--write"]
+EXAMPLES = int(ARGS[0]) if ARGS else 500
+ROUND_TRIPS = int(ARGS[1]) if len(ARGS) > 1 else 20_000
 ROOM_LOOP = Path(__file__).resolve().parent.parent / "examples" / "room_loop.py"
 COMMAND = [sys.executable, str(ROOM_LOOP)]
 
@@ -85,15 +91,30 @@ def main() -> None:
     whole_time = time.perf_counter() - start
     whole_events = json.loads(done.stdout)["events"] if done.returncode == 0 else 0
 
-    print(f"round trip, trivial answering process (median of 3):  {trivial:10,.0f} events/s  (goal >= 25,000)")
-    print(f"bare protocol round trip ({ROUND_TRIPS:,} events, median of 3): {bare:10,.0f} events/s")
-    print(f"vectors only, over the pipe ({vec_events} events, best of 3):  {vec_events / vec_time:10,.0f} events/s")
-    print(f"vectors + {EXAMPLES} generated traces, over the pipe:   {pipe_events / pipe_time:10,.0f} events/s"
-          f"  ({pipe_events:,} events in {pipe_time:.2f} s)")
-    print(f"vectors + {EXAMPLES} generated traces, in process:       {proc_events / proc_time:10,.0f} events/s"
-          f"  ({proc_events:,} events in {proc_time:.2f} s)")
-    print(f"gapstate conform --examples {EXAMPLES}, whole command:   {whole_events / whole_time:10,.0f} events/s"
-          f"  ({whole_events:,} events in {whole_time:.2f} s)")
+    said = [
+        f"round trip, trivial answering process (median of 3):  {trivial:10,.0f} events/s  (goal >= 25,000)",
+        f"bare protocol round trip ({ROUND_TRIPS:,} events, median of 3): {bare:10,.0f} events/s",
+        f"vectors only, over the pipe ({vec_events} events, best of 3):  {vec_events / vec_time:10,.0f} events/s",
+        f"vectors + {EXAMPLES} generated traces, over the pipe:   {pipe_events / pipe_time:10,.0f} events/s"
+        f"  ({pipe_events:,} events in {pipe_time:.2f} s)",
+        f"vectors + {EXAMPLES} generated traces, in process:       {proc_events / proc_time:10,.0f} events/s"
+        f"  ({proc_events:,} events in {proc_time:.2f} s)",
+        f"gapstate conform --examples {EXAMPLES}, whole command:   {whole_events / whole_time:10,.0f} events/s"
+        f"  ({whole_events:,} events in {whole_time:.2f} s)",
+    ]
+    print("\n".join(said))
+    if WRITE:
+        from timing import write_section
+
+        stamp = datetime.datetime.now(datetime.timezone.utc)
+        load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+        print("wrote " + write_section("## conform speed", [
+            "",
+            f"Written by `python bench/conform_speed.py {' '.join(ARGS + ['--write'])}` at {stamp:%Y-%m-%d %H:%M} UTC "
+            f"(load average {load} after; wall-clock rates, so the load shows in them):",
+            "",
+            *["    " + line for line in said],
+        ]))
 
 
 if __name__ == "__main__":

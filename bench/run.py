@@ -1,6 +1,10 @@
 """Every benchmark figure of gapstate, each beside its goal, in one run.
 
-    python bench/run.py [--runs N] [--events N] [--no-write]
+    python bench/run.py [--runs N] [--events N] [--only PART,...] [--skip PART,...] [--no-write]
+
+Each figure belongs to a part (`--only head,ids` runs those alone; the
+parts are listed by `--help`). A run of some parts replaces their rows of
+bench/RESULTS.md and keeps the others, each row saying which run measured it.
 
 Generates the traces it needs (a random walk over the bundled table, written
 compactly, about 35 bytes a line), then measures:
@@ -40,7 +44,7 @@ import tempfile
 import time
 from typing import Any, NamedTuple
 
-from scale import scale_figures
+from scale import PARTS as SCALE_PARTS
 from timing import GAPSTATE, ROOT, Spread, compare, environment, rates, start_launcher
 
 start_launcher()  # before the runner grows: its children's peak memory must be their own
@@ -115,121 +119,169 @@ def has_command(name: str, env: dict[str, str]) -> bool:
     return subprocess.run(GAPSTATE + [name, "--help"], capture_output=True, env=env, cwd=ROOT).returncode == 0
 
 
+PARTS = ("startup", "replay", "in-process", "cap1000", "budget", "head", "ids", "transport", "classify-problems",
+         "commands", "diff", "big-table")
+NEEDS_TRACE = {"replay", "in-process", "head", "commands"}
+
+
+def _parts(text: str) -> set[str]:
+    names = {name.strip() for name in text.split(",") if name.strip()}
+    unknown = names - set(PARTS)
+    if unknown:
+        raise argparse.ArgumentTypeError(f"no part {', '.join(sorted(unknown))}; the parts: {', '.join(PARTS)}")
+    return names
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=15, help="alternated pairs for the startup figures (default 15)")
     parser.add_argument("--events", type=int, default=1_000_000, help="events of the replay trace (default 1,000,000)")
+    parser.add_argument("--only", type=_parts, default=None, metavar="PART,...", help="run these parts: " + ", ".join(PARTS))
+    parser.add_argument("--skip", type=_parts, default=set(), metavar="PART,...", help="run every part but these")
     parser.add_argument("--no-write", action="store_true", help="print only; leave bench/RESULTS.md alone")
     args = parser.parse_args()
+    chosen = [part for part in PARTS if (args.only is None or part in args.only) and part not in args.skip]
     runs, heavy = args.runs, max(3, args.runs // 3)
     started = datetime.datetime.now(datetime.timezone.utc)
     load_before = os.getloadavg()
-    figures: list[Figure] = []
+    figures: list[tuple[str, Figure]] = []
+    current = [""]
 
     def show(figure: Figure) -> None:
-        figures.append(figure)
+        figures.append((current[0], figure))
         name, value, goal, verdict = figure.cells()
         print(f"{name:<58} {value:<34} goal {goal:<14} {verdict}", flush=True)
 
     with tempfile.TemporaryDirectory() as folder:
         env = environment(folder)
         trace = os.path.join(folder, "trace.jsonl")
-        start = time.perf_counter()
-        write_trace(trace, args.events)
-        api_count = min(300_000, args.events)
-        with open(trace, encoding="utf-8") as handle:
-            api_events = [json.loads(next(handle)) for _ in range(api_count)]
         api_trace = os.path.join(folder, "api.jsonl")
-        with open(api_trace, "w", encoding="utf-8") as handle:
-            handle.writelines(json.dumps(e, separators=(",", ":")) + "\n" for e in api_events)
-        size = os.path.getsize(trace)
-        print(f"traces: {args.events:,} events, {size / 2**20:.1f} MiB ({size / args.events:.0f} bytes a line), "
-              f"generated in {time.perf_counter() - start:.1f} s; {runs} pairs a startup figure, {heavy} otherwise")
-        report = os.path.join(folder, "report.json")
-        with open(report, "w", encoding="utf-8") as handle:
-            json.dump(REPORT, handle)
-        capped = os.path.join(folder, "cap1000.md")
-        with open(load_spec().path, encoding="utf-8") as src, open(capped, "w", encoding="utf-8") as dst:
+        api_events: list[dict] = []
+        if NEEDS_TRACE & set(chosen):
+            start = time.perf_counter()
+            write_trace(trace, args.events)
+            with open(trace, encoding="utf-8") as handle:
+                api_events = [json.loads(next(handle)) for _ in range(min(300_000, args.events))]
+            with open(api_trace, "w", encoding="utf-8") as handle:
+                handle.writelines(json.dumps(e, separators=(",", ":")) + "\n" for e in api_events)
+            size = os.path.getsize(trace)
+            print(f"traces: {args.events:,} events, {size / 2**20:.1f} MiB ({size / args.events:.0f} bytes a line), "
+                  f"generated in {time.perf_counter() - start:.1f} s; {runs} pairs a startup figure, {heavy} otherwise")
+        with open(load_spec().path, encoding="utf-8") as src:
             text = src.read()
-            assert "@cap session_requests 3\n" in text
-            dst.write(text.replace("@cap session_requests 3\n", "@cap session_requests 1000\n"))
-
-        c = compare(GAPSTATE + ["check"], [sys.executable, "-c", IMPORTS], runs, env)
-        show(Figure("check / import lark, networkx, click", c.ratio, "x", "<= 1.2",
-                    f"{c.command.median * 1000:.0f} ms against {c.baseline.median * 1000:.0f} ms"))
-        c = compare(GAPSTATE + ["classify", report], [sys.executable, "-c", "import click"], runs, env)
-        show(Figure("classify / import click", c.ratio, "x", "<= 1.2",
-                    f"{c.command.median * 1000:.0f} ms against {c.baseline.median * 1000:.0f} ms"))
-        c = compare(GAPSTATE + ["replay", "--summary", trace], [sys.executable, "-c", JSON_LOOP, trace], heavy, env)
-        ok = set(c.codes) == {0}
-        show(Figure(f"replay --summary / json.loads loop ({args.events:,} events)", c.ratio, "x", "<= 0.6",
-                    f"{c.command.median:.2f} s against {c.baseline.median:.2f} s" + ("" if ok else f"; exit {c.codes}")))
-        show(Figure("replay --summary peak memory", c.peak_mib, "MiB", "< 60"))
-
-        spec = load_spec()
-        events = list(read_trace(trace))
-        replay(spec, events[:1000], keep_steps=False)  # compile the table and warm its memo
-        result = replay(spec, events, keep_steps=False)
-        assert result.ok and result.events == len(events), result.error
-        show(Figure("interpreter steps/s in process (decoded events)",
-                    rates(lambda: replay(spec, events, keep_steps=False), len(events), heavy), "/s", ">= 3,000,000"))
-        del events
-        kept = gapstate.replay(spec, api_events)
-        assert kept.ok and len(kept.steps) == api_count
-        show(Figure(f"gapstate.replay(spec, events), every step kept ({api_count:,} events)",
-                    rates(lambda: gapstate.replay(spec, api_events), api_count, heavy), "/s", ">= 1,000,000"))
-        show(Figure("the same result .to_dict(), every step as JSON (steps/s)",
-                    rates(kept.to_dict, api_count, heavy), "/s", ""))
-        del kept
-
-        c = compare(GAPSTATE + ["check", "--spec", capped], GAPSTATE + ["check"], heavy, env)
-        show(Figure("check @cap session_requests 1000 / check bundled", c.ratio, "x", "<= 12",
-                    f"{c.command.median:.2f} s against {c.baseline.median:.2f} s; exit {sorted(set(c.codes))}"))
-        show(Figure("check @cap session_requests 1000 peak memory", c.peak_mib, "MiB", "< 250"))
-
-        scale_figures(folder, env, trace, [sys.executable, "-c", JSON_LOOP], heavy, show, Figure, text)
-
-        # conform drives the example room loop (plain Python, no gapstate import) when the
-        # project has one, else bench/reference_impl.py (gapstate's own Session behind the protocol)
-        implementation = os.path.join(ROOT, "examples", "room_loop.py")
-        if not os.path.exists(implementation):
-            implementation = os.path.join(ROOT, "bench", "reference_impl.py")
-        for name, command in (
-            ("coverage", GAPSTATE + ["coverage", "--format", "json", api_trace]),
-            ("conform", GAPSTATE + ["conform", "--examples", "200", "--seed", "1", "--format", "json", "--",
-                                    sys.executable, implementation]),
-        ):
-            if not has_command(name, env):
-                show(Figure(f"{name} events/s", None, "/s", "", "no `gapstate " + name + "` command on this branch"))
-                continue
-            values = []
-            for _ in range(heavy):
-                start = time.perf_counter()
-                done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT)
-                seconds = time.perf_counter() - start
-                try:
-                    count = json.loads(done.stdout)["events"]
-                except (ValueError, KeyError, TypeError):
-                    count = None
-                if count is None:
-                    break
-                values.append(count / seconds)
-            if values:
-                what = f"{count:,} events" + (f", {os.path.relpath(implementation, ROOT)}" if name == "conform" else "")
-                show(Figure(f"{name} events/s (whole process, {what})", Spread.of(values), "/s", ""))
+        context = {"folder": folder, "env": env, "runs": runs, "heavy": heavy, "trace": trace, "api_trace": api_trace,
+                   "api_events": api_events, "events": args.events, "text": text}
+        for part in chosen:
+            current[0] = part
+            if part in SCALE_PARTS:
+                SCALE_PARTS[part](folder=folder, env=env, runs=heavy, show=show, figure=Figure, spec_text=text,
+                                  trace=trace, events=args.events, floor=[sys.executable, "-c", JSON_LOOP])
             else:
-                show(Figure(f"{name} events/s", None, "/s", "",
-                            f"`{' '.join(command[2:4])}` gave no events count (exit {done.returncode})"))
-
-        c, found = measure(folder, SESSIONS, SESSION_EVENTS, heavy)
-        show(Figure(f"diff --traces / coverage, the same {found['read']:,} sessions ({found['events']:,} events)",
-                    c.ratio, "x", "<= 2", f"{c.command.median:.2f} s against {c.baseline.median:.2f} s; "
-                    f"{found['affected']:,} sessions differ; bench/diff_speed.py"))
+                globals()["_" + part.replace("-", "_")](context, show)
 
     load_after = os.getloadavg()
     if not args.no_write:
-        write_results(figures, started, load_before, load_after, args)
+        command = "python bench/run.py" + "".join(
+            f" --{k.replace('_', '-')} {v}" for k, v in (("runs", args.runs), ("events", args.events))
+            if v != {"runs": 15, "events": 1_000_000}[k])
+        if args.only is not None:
+            command += " --only " + ",".join(part for part in PARTS if part in args.only)
+        if args.skip:
+            command += " --skip " + ",".join(part for part in PARTS if part in args.skip)
+        write_results(figures, chosen, started, load_before, load_after, command)
     print(f"load average (1, 5, 15 min): before {_load(load_before)}, after {_load(load_after)}")
+
+
+def _startup(c: dict[str, Any], show: Any) -> None:
+    runs, env = c["runs"], c["env"]
+    report = os.path.join(c["folder"], "report.json")
+    with open(report, "w", encoding="utf-8") as handle:
+        json.dump(REPORT, handle)
+    r = compare(GAPSTATE + ["check"], [sys.executable, "-c", IMPORTS], runs, env)
+    show(Figure("check / import lark, networkx, click", r.ratio, "x", "<= 1.2",
+                f"{r.command.median * 1000:.0f} ms against {r.baseline.median * 1000:.0f} ms"))
+    r = compare(GAPSTATE + ["classify", report], [sys.executable, "-c", "import click"], runs, env)
+    show(Figure("classify / import click", r.ratio, "x", "<= 1.2",
+                f"{r.command.median * 1000:.0f} ms against {r.baseline.median * 1000:.0f} ms"))
+
+
+def _replay(c: dict[str, Any], show: Any) -> None:
+    trace = c["trace"]
+    r = compare(GAPSTATE + ["replay", "--summary", trace], [sys.executable, "-c", JSON_LOOP, trace], c["heavy"], c["env"])
+    ok = set(r.codes) == {0}
+    show(Figure(f"replay --summary / json.loads loop ({c['events']:,} events)", r.ratio, "x", "<= 0.6",
+                f"{r.command.median:.2f} s against {r.baseline.median:.2f} s" + ("" if ok else f"; exit {r.codes}")))
+    show(Figure("replay --summary peak memory", r.peak_mib, "MiB", "< 60"))
+
+
+def _in_process(c: dict[str, Any], show: Any) -> None:
+    heavy, api_events = c["heavy"], c["api_events"]
+    spec = load_spec()
+    events = list(read_trace(c["trace"]))
+    replay(spec, events[:1000], keep_steps=False)  # compile the table and warm its memo
+    result = replay(spec, events, keep_steps=False)
+    assert result.ok and result.events == len(events), result.error
+    show(Figure("interpreter steps/s in process (decoded events)",
+                rates(lambda: replay(spec, events, keep_steps=False), len(events), heavy), "/s", ">= 3,000,000"))
+    del events
+    kept = gapstate.replay(spec, api_events)
+    assert kept.ok and len(kept.steps) == len(api_events)
+    show(Figure(f"gapstate.replay(spec, events), every step kept ({len(api_events):,} events)",
+                rates(lambda: gapstate.replay(spec, api_events), len(api_events), heavy), "/s", ">= 1,000,000"))
+    show(Figure("the same result .to_dict(), every step as JSON (steps/s)", rates(kept.to_dict, len(api_events), heavy), "/s", ""))
+
+
+def _cap1000(c: dict[str, Any], show: Any) -> None:
+    capped = os.path.join(c["folder"], "cap1000.md")
+    assert "@cap session_requests 3\n" in c["text"]
+    with open(capped, "w", encoding="utf-8") as dst:
+        dst.write(c["text"].replace("@cap session_requests 3\n", "@cap session_requests 1000\n"))
+    r = compare(GAPSTATE + ["check", "--spec", capped], GAPSTATE + ["check"], c["heavy"], c["env"])
+    show(Figure("check @cap session_requests 1000 / check bundled", r.ratio, "x", "<= 12",
+                f"{r.command.median:.2f} s against {r.baseline.median:.2f} s; exit {sorted(set(r.codes))}"))
+    show(Figure("check @cap session_requests 1000 peak memory", r.peak_mib, "MiB", "< 250"))
+
+
+def _commands(c: dict[str, Any], show: Any) -> None:
+    env, heavy = c["env"], c["heavy"]
+    # conform drives the example room loop (plain Python, no gapstate import) when the
+    # project has one, else bench/reference_impl.py (gapstate's own Session behind the protocol)
+    implementation = os.path.join(ROOT, "examples", "room_loop.py")
+    if not os.path.exists(implementation):
+        implementation = os.path.join(ROOT, "bench", "reference_impl.py")
+    for name, command in (
+        ("coverage", GAPSTATE + ["coverage", "--format", "json", c["api_trace"]]),
+        ("conform", GAPSTATE + ["conform", "--examples", "200", "--seed", "1", "--format", "json", "--",
+                                sys.executable, implementation]),
+    ):
+        if not has_command(name, env):
+            show(Figure(f"{name} events/s", None, "/s", "", "no `gapstate " + name + "` command on this branch"))
+            continue
+        values = []
+        for _ in range(heavy):
+            start = time.perf_counter()
+            done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT)
+            seconds = time.perf_counter() - start
+            try:
+                count = json.loads(done.stdout)["events"]
+            except (ValueError, KeyError, TypeError):
+                count = None
+            if count is None:
+                break
+            values.append(count / seconds)
+        if values:
+            what = f"{count:,} events" + (f", {os.path.relpath(implementation, ROOT)}" if name == "conform" else "")
+            show(Figure(f"{name} events/s (whole process, {what})", Spread.of(values), "/s", ""))
+        else:
+            show(Figure(f"{name} events/s", None, "/s", "",
+                        f"`{' '.join(command[2:4])}` gave no events count (exit {done.returncode})"))
+
+
+def _diff(c: dict[str, Any], show: Any) -> None:
+    r, found = measure(c["folder"], SESSIONS, SESSION_EVENTS, c["heavy"])
+    show(Figure(f"diff --traces / coverage, the same {found['read']:,} sessions ({found['events']:,} events)",
+                r.ratio, "x", "<= 2", f"{r.command.median:.2f} s against {r.baseline.median:.2f} s; "
+                f"{found['affected']:,} sessions differ; bench/diff_speed.py"))
 
 
 def _load(values: tuple[float, float, float]) -> str:
@@ -256,36 +308,62 @@ def _revision() -> str:
     return head + (" (with uncommitted changes)" if dirty else "")
 
 
-def write_results(figures: list[Figure], started: datetime.datetime, before: tuple, after: tuple, args: Any) -> None:
-    command = "python bench/run.py" + "".join(
-        f" --{k.replace('_', '-')} {v}" for k, v in (("runs", args.runs), ("events", args.events))
-        if v != {"runs": 15, "events": 1_000_000}[k])
-    lines = [
-        "# Benchmark results",
-        "",
-        f"Written by `{command}`; do not edit by hand. Every ratio is the median",
-        "of alternated whole-process runs (command, floor, floor, command, ...) with",
-        "the min and max of the per-pair ratios; rates are medians of in-process runs.",
-        "",
-        f"- machine: {_machine()}",
-        f"- date: {started:%Y-%m-%d %H:%M} UTC",
-        f"- code: {_revision()}",
-        f"- load average (1, 5, 15 min): {_load(before)} before, {_load(after)} after: the machine is shared, "
-        "so absolute times drift; the ratios hold better",
-        "",
-        "| figure | median (min - max) | goal | verdict |",
-        "|---|---|---|---|",
-    ]
-    lines += ["| " + " | ".join(figure.cells()) + " |" for figure in figures]
+def write_results(figures: list[tuple[str, Figure]], chosen: list[str], started: datetime.datetime, before: tuple,
+                  after: tuple, command: str) -> None:
+    """Write bench/RESULTS.md: this run's rows, and the rows of the parts it did not run as the last run left them."""
     path = os.path.join(ROOT, "bench", "RESULTS.md")
     with open(path, encoding="utf-8") as handle:
         sections = handle.read().split("\n## ", 1)  # other scripts' sections (conform_gallery.py) stay
+    runs, rows = _previous(sections[0]) if len(chosen) < len(PARTS) else ({}, [])
+    rows = [(part, tag, cells) for part, tag, cells in rows if part not in chosen]
+    tag = f"r{1 + max((int(t[1:]) for t in runs), default=0)}"
+    runs = {t: line for t, line in runs.items() if any(t == kept for _, kept, _ in rows)}
+    runs[tag] = (f"`{command}`: {started:%Y-%m-%d %H:%M} UTC, code {_revision()}, "
+                 f"load {_load(before)} before, {_load(after)} after")
+    rows += [(part, tag, list(figure.cells())) for part, figure in figures]
+    rows.sort(key=lambda row: PARTS.index(row[0]) if row[0] in PARTS else len(PARTS))  # stable: each part's own order
+    lines = [
+        "# Benchmark results",
+        "",
+        "Written by `python bench/run.py`, whole or in parts (`--only`, `--skip`); do not edit by hand. Every",
+        "ratio is the median of alternated whole-process runs (command, floor, floor, command, ...) with",
+        "the min and max of the per-pair ratios; rates are medians of in-process runs. The last column",
+        "names the run that measured the row.",
+        "",
+        f"- machine: {_machine()}",
+        f"- date: {started:%Y-%m-%d %H:%M} UTC",
+        "- runs, with the load average (1, 5, 15 min) before and after each: the machine is shared (other",
+        "  work ran beside these), so absolute times drift; the ratios, measured pair by pair, hold better",
+        *[f"  - {t}: {line}" for t, line in sorted(runs.items(), key=lambda item: int(item[0][1:]))],
+        "",
+        "| figure | median (min - max) | goal | verdict | run |",
+        "|---|---|---|---|---|",
+    ]
+    lines += ["| " + " | ".join([*cells, f"{t} ({part})"]) + " |" for part, t, cells in rows]
     temporary = path + ".tmp"
     with open(temporary, "w", encoding="utf-8") as handle:
         handle.write("\n".join(lines) + "\n" + ("\n## " + sections[1] if len(sections) > 1 else ""))
     os.replace(temporary, path)
     print(f"wrote {os.path.relpath(path)}")
     _quote_in_docs(f"{started:%Y-%m-%d %H:%M} UTC", [line for line in lines if line.startswith("|")])
+    _quote_in_readme(["| figure | median (min - max) | goal |", "|---|---|---|"] +
+                     ["| " + " | ".join(cells[:3]) + " |" for _, _, cells in rows])
+
+
+def _previous(text: str) -> tuple[dict[str, str], list[tuple[str, str, list[str]]]]:
+    """The runs (tag -> what it was) and the rows (part, tag, cells) of the table bench/RESULTS.md holds."""
+    runs: dict[str, str] = {}
+    rows: list[tuple[str, str, list[str]]] = []
+    for line in text.splitlines():
+        if line.startswith("  - r") and ": " in line:
+            tag, what = line[4:].split(": ", 1)
+            runs[tag] = what
+        elif line.startswith("| ") and not line.startswith("| figure |"):
+            cells = [cell.strip() for cell in line.strip("|").split(" | ")]
+            if len(cells) == 5 and " (" in cells[4]:
+                tag, part = cells[4].rstrip(")").split(" (", 1)
+                rows.append((part, tag, cells[:4]))
+    return runs, rows
 
 
 def _quote_in_docs(date: str, table: list[str]) -> None:
@@ -301,6 +379,22 @@ def _quote_in_docs(date: str, table: list[str]) -> None:
     temporary = path + ".tmp"
     with open(temporary, "w", encoding="utf-8") as handle:
         handle.write(text[:start] + quoted + "\n".join(table) + text[end:])
+    os.replace(temporary, path)
+    print(f"updated {os.path.relpath(path)}")
+
+
+def _quote_in_readme(table: list[str]) -> None:
+    """The README's speed table: each figure, its median and its goal, as bench/RESULTS.md has them (a test checks)."""
+    path = os.path.join(ROOT, "README.md")
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    start = text.find("| figure | median (min - max) | goal |\n")
+    if start < 0:
+        return
+    end = text.index("\n\n", start)
+    temporary = path + ".tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text[:start] + "\n".join(table) + text[end:])
     os.replace(temporary, path)
     print(f"updated {os.path.relpath(path)}")
 

@@ -12,7 +12,12 @@ Each says what bounds gapstate's cost when the input is large:
 - `replay --summary` of 1,000,000 `loss_voiced` events with distinct ids,
   against the json.loads loop over the same file, and its peak memory;
 - the conform transport's round trips with a trivial answering process
-  (it answers `{}` at once), so the figure is gapstate's side of the pipe.
+  (it answers `{}` at once), so the figure is gapstate's side of the pipe;
+- `classify` of reports with 200,000 and 20,000 problems
+  (bench/classify_problems.py): ten times the problems, about ten times the
+  time.
+
+Each is one part of bench/run.py (`--only big-table,head`, ...): `PARTS`.
 """
 
 from __future__ import annotations
@@ -31,9 +36,10 @@ from timing import GAPSTATE, ROOT, Spread, compare, timed
 TRIVIAL = "import sys\nfor line in sys.stdin:\n    sys.stdout.write('{}\\n')\n    sys.stdout.flush()\n"
 
 
-def scale_figures(folder: str, env: dict[str, str], trace: str, floor: list[str], runs: int,
-                  show: Callable[..., None], figure: Any, spec_text: str) -> None:
-    """Measure each figure (`runs` times), handing each to `show` as a `figure(name, value, unit, goal, detail)`."""
+Show = Callable[..., None]
+
+
+def big_table_part(folder: str, env: dict[str, str], runs: int, show: Show, figure: Any, **_: Any) -> None:
     big = os.path.join(folder, "big.md")
     with open(big, "w", encoding="utf-8") as handle:
         handle.write(big_table(185, breaking=True))
@@ -43,6 +49,8 @@ def scale_figures(folder: str, env: dict[str, str], trace: str, floor: list[str]
                 "python bench/big_table.py 185 --breaking"))
     show(figure("check of a 10,003-row table, peak memory", Spread.of([r.peak_mib for r in done]), "MiB", "< 300"))
 
+
+def budget_part(folder: str, env: dict[str, str], runs: int, show: Show, figure: Any, spec_text: str, **_: Any) -> None:
     huge = os.path.join(folder, "caps1000.md")
     with open(huge, "w", encoding="utf-8") as handle:
         handle.write(spec_text.replace("@cap session_requests 3\n", "@cap session_requests 1000\n")
@@ -52,6 +60,8 @@ def scale_figures(folder: str, env: dict[str, str], trace: str, floor: list[str]
     show(figure("check, both caps 1000 (36,021,017 configurations), to its exit 2 (CPU s)", Spread.of([r.cpu for r in done]), "s",
                 "< 1", f"{c.ratio.median:.2f} x the wall time of check bundled; exit {sorted(set(c.codes))}"))
 
+
+def head_part(env: dict[str, str], runs: int, show: Show, figure: Any, trace: str, events: int, **_: Any) -> None:
     waits, cpus, codes = [], [], set()
     for _ in range(runs):
         start = time.perf_counter()
@@ -66,9 +76,11 @@ def scale_figures(folder: str, env: dict[str, str], trace: str, floor: list[str]
         codes.add(process.returncode)
         waits.append(time.perf_counter() - start)
         cpus.append(usage.ru_utime + usage.ru_stime)
-    show(figure("replay TRACE piped to head -3, 1,000,000 events: until gapstate exits (CPU s)", Spread.of(cpus), "s", "< 1",
+    show(figure(f"replay TRACE piped to head -3, {events:,} events: until gapstate exits (CPU s)", Spread.of(cpus), "s", "< 1",
                 f"{statistics.median(waits):.2f} s wall; exit {sorted(codes)}"))
 
+
+def ids_part(folder: str, env: dict[str, str], runs: int, show: Show, figure: Any, floor: list[str], **_: Any) -> None:
     ids = os.path.join(folder, "ids.jsonl")
     with open(ids, "w", encoding="utf-8") as handle:
         handle.writelines(f'{{"event":"loss_voiced","t":{n},"id":"interval-{n:012d}"}}\n' for n in range(1_000_000))
@@ -77,6 +89,8 @@ def scale_figures(folder: str, env: dict[str, str], trace: str, floor: list[str]
                 f"{c.command.median:.2f} s against {c.baseline.median:.2f} s; exit {sorted(set(c.codes))}"))
     show(figure("replay --summary, 1,000,000 distinct ids, peak memory", c.peak_mib, "MiB", "< 100"))
 
+
+def transport_part(runs: int, show: Show, figure: Any, **_: Any) -> None:
     sys.path.insert(0, ROOT)
     from gapstate.testing.protocol import Child
 
@@ -92,3 +106,16 @@ def scale_figures(folder: str, env: dict[str, str], trace: str, floor: list[str]
             walls.append(20_000 / (time.perf_counter() - start))
     show(figure("conform transport, trivial answering process (events per CPU s)", Spread.of(rates), "/s", ">= 25,000",
                 f"{statistics.median(walls):,.0f} events/s wall (both processes share the cores); 20,000 round trips"))
+
+
+def classify_problems_part(runs: int, show: Show, figure: Any, **_: Any) -> None:
+    from classify_problems import LARGE, SMALL, measure
+
+    c = measure(runs)
+    show(figure(f"classify, {LARGE:,} problems / {SMALL:,} problems (linear: about 10)", c.ratio, "x", "<= 12",
+                f"{c.command.median:.2f} s against {c.baseline.median:.2f} s; peak {c.peak_mib.median:.0f} MiB; "
+                f"exit {sorted(set(c.codes))}; python bench/classify_problems.py"))
+
+
+PARTS = {"big-table": big_table_part, "budget": budget_part, "head": head_part, "ids": ids_part,
+         "transport": transport_part, "classify-problems": classify_problems_part}

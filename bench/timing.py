@@ -65,7 +65,8 @@ import json, os, subprocess, sys, time
 for line in sys.stdin:
     command, env, folder = json.loads(line)
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env, cwd=folder)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env=env, cwd=folder)
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
     print(json.dumps([seconds, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status),
@@ -123,3 +124,21 @@ def rates(function, count: int, runs: int) -> Spread:
         function()
         values.append(count / (time.perf_counter() - start))
     return Spread.of(values)
+
+
+def write_section(heading: str, lines: list[str]) -> str:
+    """Put `heading` and `lines` into bench/RESULTS.md in place of that section (or at its end); the path written."""
+    path = os.path.join(ROOT, "bench", "RESULTS.md")
+    with open(path, encoding="utf-8") as handle:
+        parts = handle.read().rstrip("\n").split("\n## ")
+    title = heading.removeprefix("## ")
+    body = "\n".join([title, *lines])
+    found = [i for i, part in enumerate(parts) if i and part.split("\n", 1)[0] == title]
+    if found:
+        parts[found[0]] = body
+    else:
+        parts.append(body)
+    with open(path + ".tmp", "w", encoding="utf-8") as handle:
+        handle.write("\n## ".join(parts) + "\n")
+    os.replace(path + ".tmp", path)
+    return os.path.relpath(path, ROOT)

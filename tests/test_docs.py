@@ -147,6 +147,17 @@ def test_the_benchmark_table_is_quoted_as_it_stands_in_bench_results():
     assert f"Last run ({date}, quoted from bench/RESULTS.md" in page
 
 
+def test_the_readme_speed_table_is_bench_results_figures_and_goals():
+    """Every row of the README's speed table is a row of bench/RESULTS.md, its figure, median and goal; none is left out."""
+    results = (ROOT / "bench" / "RESULTS.md").read_text(encoding="utf-8").split("\n## ")[0]
+    rows = [line.strip("|").split(" | ")[:3] for line in results.splitlines()
+            if line.startswith("| ") and not line.startswith("| figure |")]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("| figure | median (min - max) | goal |\n")
+    table = readme[start : readme.index("\n\n", start)].splitlines()
+    assert table[2:] == ["| " + " | ".join(cell.strip() for cell in row) + " |" for row in rows] and len(table) > 5
+
+
 @pytest.mark.slow
 def test_the_wheel_installs_every_page(tmp_path):
     """A wheel built from this clone carries docs/*.md as gapstate/docs/*.md, byte for byte."""
