@@ -16,7 +16,7 @@ compactly, about 35 bytes a line), then measures:
   the same file (and its peak memory); `check` of the bundled table with
   `@cap session_requests 1000` against `check` of the bundled table;
 - in process: interpreter steps a second on decoded events, and the Python
-  API `gapstate.replay(spec, events)` keeping every step (and, reported,
+  API `gapstate.replay(spec, events)` keeping every step, per CPU second (and, reported,
   turning those steps into the JSON document);
 - what grows with the input (bench/scale.py): a 10,003-row table, caps
   whose configurations pass the exploration budget, `replay | head -3` on
@@ -221,14 +221,14 @@ def _in_process(c: dict[str, Any], show: Any) -> None:
     replay(spec, events[:1000], keep_steps=False)  # compile the table and warm its memo
     result = replay(spec, events, keep_steps=False)
     assert result.ok and result.events == len(events), result.error
-    show(Figure("interpreter steps/s in process (decoded events)",
+    show(Figure("interpreter steps per CPU s in process (decoded events)",
                 rates(lambda: replay(spec, events, keep_steps=False), len(events), heavy), "/s", ">= 3,000,000"))
     del events
     kept = gapstate.replay(spec, api_events)
     assert kept.ok and len(kept.steps) == len(api_events)
-    show(Figure(f"gapstate.replay(spec, events), every step kept ({len(api_events):,} events)",
+    show(Figure(f"gapstate.replay(spec, events) per CPU s, every step kept ({len(api_events):,} events)",
                 rates(lambda: gapstate.replay(spec, api_events), len(api_events), heavy), "/s", ">= 1,000,000"))
-    show(Figure("the same result .to_dict(), every step as JSON (steps/s)", rates(kept.to_dict, len(api_events), heavy), "/s", ""))
+    show(Figure("the same result .to_dict(), every step as JSON (steps per CPU s)", rates(kept.to_dict, len(api_events), heavy), "/s", ""))
 
 
 def _cap1000(c: dict[str, Any], show: Any) -> None:
@@ -327,7 +327,7 @@ def write_results(figures: list[tuple[str, Figure]], chosen: list[str], started:
         "",
         "Written by `python bench/run.py`, whole or in parts (`--only`, `--skip`); do not edit by hand. Every",
         "ratio is the median of alternated whole-process runs (command, floor, floor, command, ...) with",
-        "the min and max of the per-pair ratios; rates are medians of in-process runs. The last column",
+        "the min and max of the per-pair ratios; rates are medians of in-process runs, per CPU second. The last column",
         "names the run that measured the row.",
         "",
         f"- machine: {_machine()}",
