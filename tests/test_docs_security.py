@@ -20,3 +20,10 @@ def test_the_limits_the_page_states_are_the_code_s():
 
 def test_the_escaped_id_the_page_shows_is_what_gapstate_prints():
     assert f"`{escape('a' + chr(0x1B) + ']0;x' + chr(7) + chr(13) + chr(10) + '::error::pwned')}`" in PAGE
+
+
+def test_the_page_names_the_prctl_option_the_reaper_sets():
+    from gapstate.testing import reaper
+
+    assert reaper._SET_SUBREAPER == 36 and "`prctl(PR_SET_CHILD_SUBREAPER)`" in PAGE
+    assert "is not tracked" not in PAGE

@@ -87,12 +87,66 @@ def test_the_whole_process_group_is_ended(tmp_path):
     command = ["sh", "-c", f"sleep 60 & echo $! > {pidfile}; exec {PY} -c '{ECHO_OBJECT}'"]
     with Child(command, timeout=5) as child:
         child.reset()
-    grandchild = int(pidfile.read_text())
-    for _ in range(200):  # SIGKILL is delivered at once, but the kernel takes a moment to end it
-        if not _alive(grandchild):
-            break
+    assert _gone(int(pidfile.read_text()))
+
+
+def _daemon(pidfile) -> str:
+    """A child that double-forks a `setsid` daemon (its pid written to `pidfile` before it answers), then echoes."""
+    return (
+        "import os, sys, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        for fd in (0, 1, 2):\n"
+        "            os.close(fd)\n"
+        "        time.sleep(120)\n"
+        "        os._exit(0)\n"
+        f"    open({str(pidfile)!r}, 'w').write(str(pid))\n"
+        "    os._exit(0)\n"
+        "os.wait()\n"
+        "for line in sys.stdin:\n"
+        "    print('{}', flush=True)\n"
+    )
+
+
+def _gone(pid: int) -> bool:
+    """Whether `pid` has ended (SIGKILL is delivered at once; the kernel may take a moment to end it)."""
+    deadline = time.monotonic() + 30
+    while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert not _alive(grandchild)
+    return not _alive(pid)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="descendants that leave the group are tracked on Linux")
+def test_a_daemon_that_left_the_process_group_is_ended_too(tmp_path):
+    """A double fork and setsid leave the group; as subreaper gapstate adopts the daemon and kills it."""
+    pidfile = tmp_path / "pid"
+    with Child(script(_daemon(pidfile)), timeout=30) as child:
+        child.reset()
+        daemon = int(pidfile.read_text())
+        assert _alive(daemon)
+        assert _session(daemon) != _session(child.process.pid)  # it really left the group's session
+    assert _gone(daemon)
+
+
+def test_the_subreaper_flag_is_as_it_was_after_the_child_is_ended():
+    """A test runner calling conform is not left adopting every orphan of its other children."""
+    import ctypes
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("prctl is Linux's")
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    flag = ctypes.c_int(-1)
+    with Child(script(ECHO_OBJECT), timeout=30) as child:
+        child.reset()
+        assert prctl(37, ctypes.byref(flag), 0, 0, 0) == 0 and flag.value == 1  # PR_GET_CHILD_SUBREAPER
+    assert prctl(37, ctypes.byref(flag), 0, 0, 0) == 0 and flag.value == 0
+
+
+def _session(pid: int) -> int:
+    with open(f"/proc/{pid}/stat", "rb") as stat:
+        return int(stat.read().rsplit(b")", 1)[1].split()[3])
 
 
 def test_a_child_that_never_reads_its_input_cannot_block_the_writer():
@@ -124,37 +178,42 @@ def test_an_answer_that_never_ends_its_line_is_refused_without_filling_memory():
     child.close()
 
 
+SILENT = "import sys, time\nsys.stdin.readline()\ntime.sleep(120)\n"  # reads the reset and never answers
+
+
 @pytest.mark.slow  # a whole conform process and its adapter, a second and a half of CPU
-def test_sigterm_to_conform_ends_the_implementation_too(tmp_path):
-    """A cancelled CI job sends SIGTERM: the adapter (and what it started) must not outlive gapstate."""
+@pytest.mark.parametrize("daemon", [False, True], ids=["in the group", "setsid daemon"])
+def test_sigterm_to_conform_ends_the_implementation_too(tmp_path, daemon):
+    """A cancelled CI job sends SIGTERM: the adapter (and what it started, in its group or not) must not outlive gapstate."""
     import signal
     import subprocess
 
+    if daemon and not sys.platform.startswith("linux"):
+        pytest.skip("descendants that leave the group are tracked on Linux")
     pidfile = tmp_path / "pid"
-    adapter = ["sh", "-c", f"sleep 60 & echo $! > {pidfile}; exec sleep 60"]  # never answers
+    if daemon:
+        adapter = script(_daemon(pidfile).replace("for line in sys.stdin:\n    print('{}', flush=True)\n", SILENT))
+    else:
+        adapter = ["sh", "-c", f"sleep 60 & echo $! > {pidfile}; exec sleep 60"]  # never answers
     process = subprocess.Popen(
         [PY, "-m", "gapstate", "conform", "--timeout", "60", "--", *adapter],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    for _ in range(500):
-        if pidfile.exists() and pidfile.read_text().strip():
-            break
+    deadline = time.monotonic() + 120  # a loaded machine starts two interpreters slowly
+    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:
+        assert process.poll() is None, process.communicate()
         time.sleep(0.02)
     grandchild = int(pidfile.read_text())
     for _ in range(5):  # again if the first lands before gapstate blocks waiting; later ones must not hurt
         process.send_signal(signal.SIGTERM)
         try:
-            process.wait(timeout=0.5)
+            process.wait(timeout=2)
             break
         except subprocess.TimeoutExpired:
             continue
-    assert process.wait(timeout=5) == 128 + signal.SIGTERM
-    for _ in range(200):
-        if not _alive(grandchild):
-            break
-        time.sleep(0.01)
-    assert not _alive(grandchild)
+    assert process.wait(timeout=120) == 128 + signal.SIGTERM
+    assert _gone(grandchild)
 
 
 def test_a_child_that_diverges_and_then_exits_keeps_its_divergence():
@@ -165,6 +224,21 @@ def test_a_child_that_diverges_and_then_exits_keeps_its_divergence():
         "sys.stdin.readline()\nprint('{\"state\": \"NOWHERE\", \"actions\": []}', flush=True)\n"
     )
     with Child(script(wrong), timeout=10) as child:
+        result = conform(gapstate.load_spec(), child, examples=5)
+    assert not result.ok
+    assert result.divergence.actual["state"] == "NOWHERE" and result.divergence.index == 0
+
+
+def test_a_child_that_diverges_then_exits_leaving_its_stdout_open_keeps_its_divergence():
+    """A process it forked holds the pipe open: later runs wait out --timeout, and the divergence still stands."""
+    wrong = (
+        "import os, subprocess, sys\n"
+        "sys.stdin.readline()\nprint('{}', flush=True)\n"
+        "sys.stdin.readline()\nprint('{\"state\": \"NOWHERE\", \"actions\": []}', flush=True)\n"
+        "subprocess.Popen(['sleep', '120'])\n"  # inherits stdout, outlives us
+        "os._exit(0)\n"
+    )
+    with Child(script(wrong), timeout=2) as child:
         result = conform(gapstate.load_spec(), child, examples=5)
     assert not result.ok
     assert result.divergence.actual["state"] == "NOWHERE" and result.divergence.index == 0

@@ -6,7 +6,8 @@ write and every read waits with `select` against a deadline, draining the
 child's stdout and stderr as it goes, so a child that stops reading, stops
 answering or fills a pipe can never hang gapstate. Any failure is sticky: it
 ends the child and every later call raises the same Untestable. `close()`
-ends the child (its whole process group) whatever state it is in.
+ends the child (its whole process group, and on Linux what left the group:
+`reaper.py`) whatever state it is in.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gapstate.testing.conformance import Untestable
+from gapstate.testing.reaper import Reaper
 
 _TAIL = 4096  # bytes of the child's stderr kept for the message when it fails
 _GRACE = 1.0  # seconds a child may take to exit by itself once its stdin is closed
@@ -44,6 +46,7 @@ class Child:
         # outlive us; so they wait until the child is ours, and then end it.
         stops = {signal.SIGINT, signal.SIGTERM}
         held = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+        self._reaper = Reaper.start()  # before the child starts: what it orphans comes back to us
         try:
             self.process = subprocess.Popen(
                 self.command,
@@ -54,9 +57,13 @@ class Child:
                 start_new_session=True,  # its own process group, so close() ends its children too
             )
         except OSError as error:
+            if self._reaper is not None:
+                self._reaper.end()
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
             reason = error.strerror or str(error)
             raise Untestable(f"cannot start the implementation: {reason}", file=self.command[0]) from None
+        if self._reaper is not None:
+            self._reaper.root = self.process.pid
         try:
             for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
                 os.set_blocking(pipe.fileno(), False)
@@ -205,6 +212,9 @@ class Child:
         except (ProcessLookupError, PermissionError):
             pass
         process.wait()
+        if self._reaper is not None:  # what left the group (setsid) and was re-parented to us
+            self._reaper.end()
+            self._reaper = None
         process.stdout.close()
         process.stderr.close()
 

@@ -1,0 +1,108 @@
+"""Ending what an implementation under test started, also what left its process group.
+
+`conform` starts the implementation in a process group of its own and kills
+that group at the end. A descendant that called `setsid` (a daemon's double
+fork) is in no group of ours. On Linux, gapstate makes itself a child
+subreaper (`prctl(PR_SET_CHILD_SUBREAPER)`) while the implementation runs, so
+such a descendant, once its parent is gone, is re-parented to gapstate
+instead of to init, and can be found (`/proc`, by parent pid) and killed with
+everything below it. Elsewhere there is no such tracking: `Reaper.start`
+returns None, and only the process group is ended.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+_SET_SUBREAPER = 36  # PR_SET_CHILD_SUBREAPER, <linux/prctl.h>
+_GET_SUBREAPER = 37  # PR_GET_CHILD_SUBREAPER
+_ROUNDS = 1000  # scans at most: each kills all it finds, so this only bounds a fork bomb racing us
+
+
+def _prctl():  # noqa: ANN202 - a ctypes function
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True).prctl
+
+
+def _parents() -> dict[int, int]:
+    """Every process's parent, from /proc/PID/stat (its fourth field, after the command name in parentheses)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):  # it ended while we looked
+            continue
+        parents[int(entry)] = int(fields[1])
+    return parents
+
+
+_started: list[Reaper] = []  # the reapers not yet ended: the flag is restored when the last ends
+
+
+class Reaper:
+    """gapstate as the subreaper of what it starts, until `end()` kills what was adopted.
+
+    `keep` holds the pids of our own children that are not the implementation's
+    descendants (those there before, and the roots of other reapers still running).
+    """
+
+    def __init__(self, prctl, was: int, before: set[int]):  # noqa: ANN001
+        self._prctl = prctl
+        self._was = was  # restored at the end: a test runner calling conform stays as it was
+        self._before = before  # our children already there: never ours to end
+        self.root: int | None = None  # the implementation, set once started
+
+    @classmethod
+    def start(cls) -> Reaper | None:
+        """Become a subreaper (Linux); None where the platform cannot (then only the group is ended)."""
+        if not sys.platform.startswith("linux"):
+            return None
+        try:
+            import ctypes
+
+            prctl = _prctl()
+            was = ctypes.c_int(0)
+            if prctl(_GET_SUBREAPER, ctypes.byref(was), 0, 0, 0) != 0 or prctl(_SET_SUBREAPER, 1, 0, 0, 0) != 0:
+                return None
+            me = os.getpid()
+            before = {pid for pid, parent in _parents().items() if parent == me}
+        except (OSError, AttributeError):
+            return None
+        reaper = cls(prctl, _started[0]._was if _started else was.value, before)
+        _started.append(reaper)
+        return reaper
+
+    def end(self) -> None:
+        """Kill every process adopted since `start`, and everything under them, until none is left; reap them."""
+        me = os.getpid()
+        others = {reaper.root for reaper in _started if reaper is not self}
+        try:
+            for _ in range(_ROUNDS):
+                parents = _parents()
+                ours = {pid for pid, parent in parents.items() if parent == me} - self._before - others
+                if not ours:
+                    return
+                doomed, frontier = set(ours), set(ours)
+                while frontier:  # everything below them, which is re-parented to us as they die
+                    frontier = {pid for pid, parent in parents.items() if parent in frontier} - doomed
+                    doomed |= frontier
+                for pid in doomed:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+                for pid in ours:
+                    try:
+                        os.waitpid(pid, 0)
+                    except ChildProcessError:  # someone else reaped it
+                        pass
+        finally:
+            _started.remove(self)
+            if not _started:
+                self._prctl(_SET_SUBREAPER, self._was, 0, 0, 0)
