@@ -29,7 +29,7 @@ __all__ = ["GapstateError", "check", "classify", "conform", "load_spec", "replay
 
 
 def load_spec(path_or_text: str | Path | None = None) -> Spec:
-    """Parse a spec: a path, markdown text (a str containing a newline), or None for the bundled spec.
+    """Parse a spec: a path, markdown text (a str containing a line end, LF or CR), or None for the bundled spec.
 
     Syntax and vocabulary problems become findings of the returned spec;
     only a file that cannot be read raises GapstateError.

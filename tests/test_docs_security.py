@@ -27,3 +27,11 @@ def test_the_page_names_the_prctl_option_the_reaper_sets():
 
     assert reaper._SET_SUBREAPER == 36 and "`prctl(PR_SET_CHILD_SUBREAPER)`" in PAGE
     assert "is not tracked" not in PAGE
+
+
+def test_the_page_states_the_cr_rule_text_lines_follows():
+    from gapstate.spec.source import text_lines
+
+    assert "holds CRs and no\n  LF at all has lines ended by CR" in PAGE
+    assert text_lines("a\rb\r") == ["a", "b"] and text_lines("a\rb\n") == ["a\rb"]
+    assert "(LF, CRLF, or CR in a file with no LF)" in PAGE

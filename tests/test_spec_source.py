@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import io
 import os
+import re
 
 import pytest
 
 import gapstate
 from gapstate.errors import GapstateError
-from gapstate.spec.source import MAX_LINE, open_binary, parse_json, read_bounded, text_lines
+from gapstate.run.reference import read as reference_read
+from gapstate.run.trace import read_trace
+from gapstate.spec.source import MAX_LINE, as_lf, cr_ended, decode_text, open_binary, parse_json, read_bounded, text_lines
+
+from .support import REPORT_EXAMPLE, SPEC_TEXT, run
 
 
 class Zeros(io.RawIOBase):
@@ -86,3 +91,74 @@ def test_a_json_number_too_long_to_convert_is_named_at_its_place():
 def test_json_nested_too_deeply_is_unusable_not_a_crash():
     with pytest.raises(GapstateError, match="nested too deeply"):
         parse_json("[" * 100_000 + "]" * 100_000, "r.json")
+
+
+# CR line ends (classic Mac OS): a file with CRs and no LF ----------------------------------
+
+@pytest.mark.parametrize("text, lines", [
+    ("one\rtwo\r", ["one", "two"]),
+    ("one\r\rthree", ["one", "", "three"]),
+    ("one\rstill one\ntwo\n", ["one\rstill one", "two"]),  # an LF anywhere: a lone CR is inside a line
+    ("one\r\ntwo\rstill two\r\n", ["one", "two\rstill two"]),
+])
+def test_a_file_with_crs_and_no_lf_has_cr_line_ends(text, lines):
+    assert text_lines(text) == lines
+    assert cr_ended(text) == cr_ended(text.encode()) == ("\n" not in text)
+    assert as_lf(text.encode()).decode() == (text.replace("\r", "\n") if "\n" not in text else text)
+
+
+def test_a_cr_ended_file_longer_than_the_limit_is_read_by_its_lines(monkeypatch):
+    import gapstate.spec.source as source
+
+    monkeypatch.setattr(source, "_BLOCK", 64)  # many blocks
+    data = b"".join(b"line %d\r" % n for n in range(200))
+    assert read_bounded(io.BytesIO(data), "cr.md", limit=16) == data
+    with pytest.raises(GapstateError) as caught:  # by CR's count too, a long line is named at its place
+        read_bounded(io.BytesIO(data + b"x" * 40 + b"\r"), "cr.md", limit=16)
+    assert caught.value.line == 201
+    with pytest.raises(GapstateError) as caught:  # an LF after all: by LF's count the first line is too long
+        read_bounded(io.BytesIO(data + b"\n"), "cr.md", limit=16)
+    assert caught.value.line == 1
+
+
+def test_a_byte_that_is_not_utf8_in_a_cr_ended_file_is_named_at_its_cr_line():
+    with pytest.raises(GapstateError) as caught:
+        decode_text(b"one\rtwo\rth\xffree\r", "cr.md")
+    assert (caught.value.line, caught.value.column) == (3, 3)
+
+
+def _cr(data: bytes) -> bytes:
+    return data.replace(b"\n", b"\r")
+
+
+BROKEN_SPEC = SPEC_TEXT.replace("OPEN | loss_voiced | !dup | = | merge_gap", "OPEN | loss_voiced | !dup | = | merge_gap | x").encode()
+assert BROKEN_SPEC != SPEC_TEXT.encode()
+BROKEN_TRACE = b'{"event": "busy_start", "t": 1}\n\n{"event": "busy_end", "t": 2}\n{"event": "nope", "t": 3}\n'
+BROKEN_REPORT = REPORT_EXAMPLE.read_bytes().replace(b'"arms"', b'"arms" 7', 1)
+
+
+@pytest.mark.parametrize("command, data", [
+    ("check", BROKEN_SPEC), ("replay", BROKEN_TRACE), ("classify", BROKEN_REPORT),
+], ids=["spec", "trace", "report"])
+def test_every_reader_places_a_problem_in_a_cr_ended_file_as_in_the_lf_file(tmp_path, command, data):
+    """The same lines with CR ends: the same output, the same line and column, in a spec, a trace and a report."""
+    assert b"\r" not in data
+    said = []
+    for ends, content in (("lf", data), ("cr", _cr(data))):
+        path = tmp_path / ends / "input"
+        path.parent.mkdir()
+        path.write_bytes(content)
+        result = run(command, str(path)) if command != "check" else run("check", "--spec", str(path))
+        said.append((result.exit_code, result.stdout.replace(f"{ends}/", ""), result.stderr.replace(f"{ends}/", "")))
+    assert said[0] == said[1] and said[0][0] in (1, 2)
+    assert re.search(r"input:\d+:", said[0][1] + said[0][2])
+
+
+def test_a_cr_ended_trace_across_many_blocks_replays_as_its_lf_twin(tmp_path):
+    lines = [f'{{"event": "busy_start", "t": {n}}}' if n % 2 == 0 else f'{{"event": "busy_end", "t": {n}}}' for n in range(3000)]
+    (tmp_path / "lf.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "cr.jsonl").write_text("\r".join(lines), encoding="utf-8", newline="")
+    lf = list(read_trace(str(tmp_path / "lf.jsonl"), limit=1000))
+    cr = list(read_trace(str(tmp_path / "cr.jsonl"), limit=1000))
+    assert cr == lf and len(cr) == 3000
+    assert reference_read((tmp_path / "cr.jsonl").read_bytes()) == reference_read((tmp_path / "lf.jsonl").read_bytes())

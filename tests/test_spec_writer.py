@@ -82,7 +82,7 @@ def test_a_ctrl_c_while_writing_waits_for_the_rename_and_leaves_no_temporary_fil
     assert path.read_text(encoding="utf-8") == "new" and leftovers(tmp_path) == []
 
 
-@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])
 def test_graph_update_keeps_the_line_endings(tmp_path, newline):
     spec = tmp_path / "spec.md"
     text = SPEC_TEXT.replace("\n", newline) + newline + "<!-- gapstate:graph -->" + newline
@@ -93,6 +93,9 @@ def test_graph_update_keeps_the_line_endings(tmp_path, newline):
     assert "```mermaid" in written
     if newline == "\r\n":
         assert written.count("\n") == written.count("\r\n")  # the new block's lines too
+    elif newline == "\r":  # classic Mac OS: no LF comes in, and the spec still reads the same
+        assert "\n" not in written and written.count("\r") > text.count("\r")
+        assert run("check", "--spec", str(spec)).exit_code == 0
     else:
         assert "\r" not in written
 

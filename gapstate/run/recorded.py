@@ -39,7 +39,7 @@ from gapstate.run.trace import (
     diagnose,
     read_trace,
 )
-from gapstate.spec.source import label, open_binary
+from gapstate.spec.source import label, open_lines
 
 # A log is hostile input too: the sessions it may open, and how long a session's name may be.
 MAX_SESSIONS = 1_000_000
@@ -149,7 +149,7 @@ def _replay_log(machine: Any, path: str, split_by: str, tally: Tally, keep_going
     sessions: dict[str, _Open] = {}
     try:
         number = 0
-        for chunk, lines in _file_batches(open_binary(path), source):
+        for chunk, lines in _file_batches(open_lines(path), source):
             first = number + 1
             number += len(lines)
             items, problem = _decode(decoder, chunk, lines, first, split_by)

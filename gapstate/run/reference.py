@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from gapstate.run.machine import Outcome, Status
+from gapstate.spec.source import as_lf
 from gapstate.spec.table import Table
 from gapstate.spec.vocabulary import COMMITS, EVENTS, GUARDS, PAYLOADS, RULES, SEEN, Config, Transition, action
 
@@ -125,6 +126,7 @@ def read(data: bytes) -> tuple[list[dict[str, Any]], list[int]]:
     """
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    data = as_lf(data)  # a file with classic Mac OS line ends (CR) is read as one with LF
     events: list[dict[str, Any]] = []
     bad: list[int] = []
     last = 0

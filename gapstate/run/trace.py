@@ -22,7 +22,7 @@ from msgspec import UNSET, UnsetType
 
 from gapstate.errors import GapstateError, Problem
 from gapstate.spec.vocabulary import EVENTS, PAYLOADS, closest
-from gapstate.spec.source import MAX_LINE, label, long_number, open_binary, too_long
+from gapstate.spec.source import MAX_LINE, label, long_number, open_lines, too_long
 
 
 # The latest time a trace may give, in ms: a signed 64-bit integer, as
@@ -492,7 +492,7 @@ def read_trace(path: str | Path, limit: int = MAX_LINE) -> Events:
 
     A line longer than `limit` bytes is a GapstateError naming it.
     """
-    return Events(label(path), _file_batches(open_binary(path), label(path), limit))
+    return Events(label(path), _file_batches(open_lines(path, limit), label(path), limit))
 
 
 def from_dicts(events: Iterable[Any], source: str = "<events>") -> Events:

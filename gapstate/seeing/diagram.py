@@ -21,7 +21,7 @@ import re
 from typing import NamedTuple
 
 from gapstate.findings import DiagramProblem, StaleDiagram
-from gapstate.spec.source import text_lines
+from gapstate.spec.source import cr_ended, text_lines
 from gapstate.spec.table import ANY_STATE, STAY, Row, Table
 from gapstate.spec.vocabulary import INVALID
 
@@ -250,10 +250,13 @@ class UnclosedBlock(ValueError):
 def update(text: str, drawn: str) -> str:
     """`text` with every marked block's content replaced by `drawn`, one added at the end if none.
 
-    Every other character, line endings included, is kept as it was.
+    Every other character, line endings included, is kept as it was; the
+    new lines end as the file's first line does (LF or CR LF), or in CR in a
+    file with CRs and no LF.
     """
-    lines = [piece for piece in re.split("(?<=\n)", text) if piece]  # as text_lines counts them, ends kept
-    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    cr = cr_ended(text)
+    lines = [piece for piece in re.split("(?<=\r)" if cr else "(?<=\n)", text) if piece]  # as text_lines counts them, ends kept
+    newline = "\r" if cr else "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
     body = [line + newline for line in drawn.splitlines()]
     blocks = marked_blocks([line.rstrip("\r\n") for line in lines])
     if not blocks:

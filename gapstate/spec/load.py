@@ -63,12 +63,12 @@ def bundled_path() -> str:
 
 
 def load_spec(path_or_text: str | Path | None = None) -> Spec:
-    """Parse a spec: a path, markdown text (a string with a newline), or None for the bundled one."""
+    """Parse a spec: a path, markdown text (a string with a line end, LF or CR), or None for the bundled one."""
     if path_or_text is None:
         path_or_text = bundled_path()
     if not isinstance(path_or_text, (str, Path)):
         raise GapstateError(f"load_spec takes a path, markdown text or None, not {type(path_or_text).__name__}")
-    if isinstance(path_or_text, str) and "\n" in path_or_text:
+    if isinstance(path_or_text, str) and ("\n" in path_or_text or "\r" in path_or_text):
         return parse_spec(path_or_text, "<text>")
     return parse_spec(read_text(path_or_text), label(path_or_text))
 

@@ -4,14 +4,18 @@ A path of `-` is standard input. Every failure is a GapstateError naming the
 file, and for a byte that is not UTF-8 its line and column. Only regular
 files are read (a FIFO or a device such as /dev/zero could block or never
 end), and no line may run past MAX_LINE bytes, found without holding more
-than that of it. Lines are counted as editors and `grep -n` count them: only
-LF ends a line. Writing is `spec.writer`'s.
+than that of it. Lines are counted as editors and `grep -n` count them: LF
+ends a line (a CR before it is part of the line end), and a lone CR, a form
+feed, U+0085 or U+2028 inside a line does not end it. One exception: a file
+with CRs and no LF at all has classic Mac OS line ends, and there each CR
+ends a line (`cr_ended`, `as_lf`), in every reader alike. Writing is
+`spec.writer`'s.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, AnyStr, BinaryIO
 
 from gapstate.errors import GapstateError
 
@@ -31,13 +35,31 @@ def too_long(name: str, line: int, limit: int = MAX_LINE) -> GapstateError:
     return GapstateError(f"this line runs past {limit} bytes, the longest line gapstate reads", file=name, line=line)
 
 
+def cr_ended(data: AnyStr) -> bool:
+    """Whether `data` holds a CR and no LF: a file with classic Mac OS line ends, where CR ends a line."""
+    cr, lf = ("\r", "\n") if isinstance(data, str) else (b"\r", b"\n")
+    return cr in data and lf not in data
+
+
+def as_lf(data: AnyStr) -> AnyStr:
+    """A CR-ended file (`cr_ended`) with its CRs made LFs; any other file as it is.
+
+    Only the line ends change, so every line keeps its number and its
+    columns, and a reader that splits at LF alone reads both kinds.
+    """
+    if not cr_ended(data):
+        return data
+    return data.replace("\r", "\n") if isinstance(data, str) else data.replace(b"\r", b"\n")
+
+
 def text_lines(text: str) -> list[str]:
     """The lines of a text as editors and `grep -n` number them: split at LF only, a CR before it dropped.
 
     `str.splitlines` also breaks at a lone CR, form feed, U+0085, U+2028 and
-    others, which would shift every later line number.
+    others, which would shift every later line number. A CR-ended text
+    (`cr_ended`) is split at its CRs.
     """
-    lines = text.split("\n")
+    lines = as_lf(text).split("\n")
     if lines[-1] == "":
         lines.pop()
     return [line[:-1] if line.endswith("\r") else line for line in lines]
@@ -97,11 +119,56 @@ def open_binary(path: str | Path) -> BinaryIO:
     return os.fdopen(handle, "rb")
 
 
+def open_lines(path: str | Path, limit: int = MAX_LINE) -> Any:
+    """`open_binary`, read with LF line ends also when the file's are CR alone (`cr_ended`)."""
+    return _LineEnds(open_binary(path), label(path), limit)
+
+
+class _LineEnds:
+    """A stream read as LF-ended: a CR-ended one (CRs and no LF) has its CRs read as LFs.
+
+    Which it is shows by the first LF, the end, or more than `limit` bytes
+    with a CR and no LF (then, by LF's rule, the first line is too long, so
+    only a CR-ended file can still be usable: an LF found later makes it that
+    too-long line after all). Until then the bytes are held, at most `limit`
+    and a block; then they are handed on a block at a time.
+    """
+
+    def __init__(self, handle: BinaryIO, name: str, limit: int):
+        self.handle, self.name, self.limit = handle, name, limit
+        self.cr: bool | None = None
+        self.held = b""
+
+    def read(self, size: int = -1) -> bytes:
+        size = size if size > 0 else self.limit
+        while self.cr is None:
+            block = self.handle.read(size)
+            self.held += block
+            if b"\n" in self.held:
+                self.cr = False
+            elif not block or len(self.held) > self.limit:
+                self.cr = b"\r" in self.held
+        if self.held:
+            out, self.held = self.held[:size], self.held[size:]
+        else:
+            out = self.handle.read(size)
+        if not self.cr:
+            return out
+        if b"\n" in out:
+            raise too_long(self.name, 1, self.limit)
+        return out.replace(b"\r", b"\n")
+
+    def close(self) -> None:
+        if self.handle is not sys.stdin.buffer:
+            self.handle.close()
+
+
 def not_utf8(data: bytes, error: UnicodeDecodeError, name: str, first_line: int = 1) -> GapstateError:
     """The error for undecodable bytes, at the line and column of the first bad byte."""
     at = error.start
-    line = first_line + data.count(b"\n", 0, at)
-    column = at - (data.rfind(b"\n", 0, at) + 1) + 1
+    before = as_lf(data)[:at] if cr_ended(data) else data[:at]
+    line = first_line + before.count(b"\n")
+    column = len(before) - (before.rfind(b"\n") + 1) + 1
     return GapstateError(f"not UTF-8: byte 0x{data[at]:02x} cannot be decoded", file=name, line=line, column=column)
 
 
@@ -132,14 +199,14 @@ def parse_json(text: str, name: str) -> Any:
 
 
 def read_text(path: str | Path) -> str:
-    """The whole file as text; a byte-order mark is accepted and dropped."""
+    """The whole file as text; a byte-order mark is accepted and dropped, CR line ends are made LF (`as_lf`)."""
     return decode_text(read_bytes(path), label(path))
 
 
 def decode_text(data: bytes, name: str) -> str:
-    """A file's bytes as text (a byte-order mark dropped); GapstateError at the first byte that is not UTF-8."""
+    """A file's bytes as text (a byte-order mark dropped, CR line ends made LF: `as_lf`); GapstateError at the first byte that is not UTF-8."""
     try:
-        return data.decode("utf-8-sig")
+        return as_lf(data.decode("utf-8-sig"))
     except UnicodeDecodeError as error:
         raise not_utf8(data, error, name) from None
 
@@ -159,29 +226,44 @@ def read_bounded(handle: BinaryIO, name: str, limit: int = MAX_LINE) -> bytes:
 
     The check is on each block's pieces between line ends, so a line with no
     end (/dev/zero on standard input) is refused once `limit` bytes of it
-    are read, never held whole.
+    are read, never held whole. The line end is LF, or CR in a file with no
+    LF (`cr_ended`): a first line too long by LF's count is counted again by
+    CR's, and an LF found after that makes it too long after all.
     """
     blocks: list[bytes] = []
-    line = 1  # the line the unfinished piece belongs to
-    pending = 0  # bytes of that line read so far
+    line, pending, end = 1, 0, b"\n"  # the line the unfinished piece belongs to, the bytes of it read so far
     while True:
         block = handle.read(_BLOCK)
         if not block:
             return b"".join(blocks)
-        pieces = block.split(b"\n")
-        if len(pieces) == 1:
-            pending += len(block)
-        else:
-            if pending + len(pieces[0]) > limit:
-                raise too_long(name, line, limit)
-            if max(map(len, pieces[1:-1]), default=0) > limit:
-                offset = next(n for n, piece in enumerate(pieces[1:-1], start=1) if len(piece) > limit)
-                raise too_long(name, line + offset, limit)
-            line += len(pieces) - 1
-            pending = len(pieces[-1])
-        if pending > limit:
-            raise too_long(name, line, limit)
+        if end == b"\r" and b"\n" in block:
+            raise too_long(name, 1, limit)
         blocks.append(block)
+        try:
+            line, pending = _bounded(block, end, line, pending, name, limit)
+        except GapstateError:
+            if end == b"\r" or line != 1 or b"\n" in block or not any(b"\r" in held for held in blocks):
+                raise
+            end = b"\r"
+            line, pending = _bounded(b"".join(blocks), end, 1, 0, name, limit)
+
+
+def _bounded(block: bytes, end: bytes, line: int, pending: int, name: str, limit: int) -> tuple[int, int]:
+    """After `block`: the line the unfinished piece belongs to and its length; too_long for a line past `limit`."""
+    pieces = block.split(end)
+    if len(pieces) == 1:
+        pending += len(block)
+    else:
+        if pending + len(pieces[0]) > limit:
+            raise too_long(name, line, limit)
+        if max(map(len, pieces[1:-1]), default=0) > limit:
+            offset = next(n for n, piece in enumerate(pieces[1:-1], start=1) if len(piece) > limit)
+            raise too_long(name, line + offset, limit)
+        line += len(pieces) - 1
+        pending = len(pieces[-1])
+    if pending > limit:
+        raise too_long(name, line, limit)
+    return line, pending
 
 
 def _git(args: list[str], cwd: Any, name: str) -> Any:
