@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # the real types, without importing the modules (or pathlib) 
     SpecArgument = Spec | str | Path | None
 
 __version__ = "0.1.0"
-__all__ = ["GapstateError", "check", "classify", "conform", "load_spec", "replay"]
+__all__ = ["GapstateError", "check", "classify", "conform", "conform_report", "load_spec", "replay"]
 
 
 def load_spec(path_or_text: str | Path | None = None) -> Spec:
@@ -95,7 +95,7 @@ def conform(
     then up to `examples` generated traces for at most `duration` seconds
     (None: no time limit); the first divergence is shrunk and explained.
     `result.ok`, `result.divergence`, `result.to_dict()` (the JSON of
-    `gapstate conform`), `result.report()` (its text). An answer outside
+    `gapstate conform`), `conform_report(result)` (its text). An answer outside
     the protocol raises GapstateError; an exception in `step` propagates.
     """
     from gapstate.testing.conformance import conform as run
@@ -104,3 +104,10 @@ def conform(
 
     suite = load(vectors) if vectors is not None else None
     return run(resolve(spec), implementation, suite, examples, seed, duration=duration)
+
+
+def conform_report(result: ConformResult) -> str:
+    """The text `gapstate conform` prints for a result: a readable assertion message (`assert result.ok, conform_report(result)`)."""
+    from gapstate.cli.render.testing import conform_text
+
+    return conform_text(result)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from gapstate.cli.config import BUNDLED, GIVEN, PROJECT, resolve_spec_path
-from gapstate.spec.load import bundled_path
+from gapstate.spec.load import BUNDLED_NAME, bundled_path
 
 from .support import SPEC_TEXT, line_of, run, variant
 
@@ -49,7 +49,7 @@ def test_without_any_setting_the_bundled_spec_is_checked_and_the_summary_says_so
     assert resolve_spec_path() == (bundled_path(), BUNDLED, None)
     result = run("check")
     assert result.exit_code == 0
-    assert result.stdout.splitlines()[-1].startswith(f"gapstate check: {bundled_path()} (the bundled spec): ok (")
+    assert result.stdout.splitlines()[-1].startswith(f"gapstate check: {BUNDLED_NAME} (the bundled spec): ok (")
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "github", "sarif"])
@@ -212,3 +212,22 @@ def test_a_budget_setting_that_is_not_a_positive_integer_exits_2_naming_the_file
     result = run("check")
     assert result.exit_code == 2
     assert "../../pyproject.toml: [tool.gapstate] max-configurations must be a positive integer" in result.stderr
+
+
+def test_conform_and_vectors_name_the_bundled_spec_as_check_does_not_by_its_installed_path(tmp_path, monkeypatch):
+    """Output that names a path deep in site-packages differs per machine; the bundled spec's name does not."""
+    import sys
+
+    from .support import ROOM_LOOP
+
+    monkeypatch.chdir(tmp_path)
+    written = run("vectors", "suite")
+    assert written.exit_code == 0, written.output
+    assert written.stdout.startswith("gapstate vectors: suite: ")
+    manifest = json.loads((tmp_path / "suite" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["spec"]["path"] == BUNDLED_NAME
+    ran = run("conform", "--vectors", "suite", "--examples", "0", "--timeout", "60", "--", sys.executable, str(ROOM_LOOP))
+    assert ran.exit_code == 0, ran.output
+    assert ran.stdout.splitlines()[-1].startswith(f"gapstate conform: {BUNDLED_NAME}: seed 0: ")
+    for said in (written.output, ran.output, json.dumps(manifest)):
+        assert bundled_path() not in said and "site-packages" not in said

@@ -167,3 +167,9 @@ def test_the_wheel_installs_every_page(tmp_path):
     with zipfile.ZipFile(wheel) as archive:
         packed = {name: archive.read(name) for name in archive.namelist() if name.startswith("gapstate/docs/")}
     assert packed == {f"gapstate/docs/{path.name}": path.read_bytes() for path in DOCS}
+
+
+def test_the_cli_page_names_the_bundled_spec_as_output_does():
+    from gapstate.spec.load import BUNDLED_NAME
+
+    assert f"Output names it `{BUNDLED_NAME}`" in (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 import gapstate
 from gapstate.cli import main
 from gapstate.testing import vectors
-from gapstate.testing.conformance import differences, protocol_problem, wire
+from gapstate.testing.answers import differences, protocol_problem, wire
 
 from .support import ROOM_LOOP, ROOT, room_loop_module
 
@@ -88,8 +88,8 @@ def test_events_go_out_with_t_always_present():
 
 
 def test_the_room_loop_conforms_in_process():
-    result = gapstate.conform(room_loop.RoomLoop(bug=""), examples=30)
-    assert result.ok, result.report()
+    result = gapstate.conform(room_loop.RoomLoop(bug=""), examples=30, duration=None)
+    assert result.ok, gapstate.conform_report(result)
     assert result.vectors == len(vectors.build(gapstate.load_spec()).vectors)
     assert result.traces == 30 and result.events > 0
     assert result.to_dict()["divergence"] is None
@@ -110,7 +110,7 @@ class Sparse:
 
 
 def test_an_implementation_that_gives_no_counters_or_debt_is_judged_on_state_and_actions():
-    assert gapstate.conform(Sparse(), examples=10).ok
+    assert gapstate.conform(Sparse(), examples=10, duration=None).ok
 
 
 class Tupled(Sparse):
@@ -122,7 +122,7 @@ class Tupled(Sparse):
 
 
 def test_actions_may_be_a_tuple_in_process():
-    assert gapstate.conform(Tupled(), examples=10).ok
+    assert gapstate.conform(Tupled(), examples=10, duration=None).ok
 
 
 @pytest.mark.parametrize(
@@ -130,10 +130,10 @@ def test_actions_may_be_a_tuple_in_process():
     [pytest.param(bug, marks=() if bug == "dup_reopens" else pytest.mark.slow) for bug in sorted(room_loop.BUGS)],
 )
 def test_each_deliberate_bug_is_found_with_a_short_trace_the_table_replays(bug):
-    result = gapstate.conform(room_loop.RoomLoop(bug=bug), examples=20)
+    result = gapstate.conform(room_loop.RoomLoop(bug=bug), examples=20, duration=None)
     assert not result.ok
     found = result.divergence
-    assert len(found.trace) <= 4, result.report()
+    assert len(found.trace) <= 4, gapstate.conform_report(result)
     assert found.index == len(found.trace) - 1
     # the expected answer is what the table does with that trace
     replayed = gapstate.replay(gapstate.load_spec(), list(found.trace))
@@ -153,7 +153,7 @@ def test_each_deliberate_bug_is_found_with_a_short_trace_the_table_replays(bug):
 
 def test_the_actual_answer_is_the_implementations_own():
     loop = room_loop.RoomLoop(bug="send_while_busy")
-    found = gapstate.conform(loop, examples=0).divergence
+    found = gapstate.conform(loop, examples=0, duration=None).divergence
     loop.reset()
     answers = [loop.step(dict(event)) for event in found.trace]
     assert answers[-1] == found.actual
@@ -163,7 +163,7 @@ def test_the_actual_answer_is_the_implementations_own():
 def test_a_divergence_is_found_by_generated_traces_alone_and_shrunk(tmp_path):
     # a vectors folder holding one harmless trace: only generated traces can find the bug
     (tmp_path / "calm.jsonl").write_text('{"event": "loss_silent", "t": 0}\n', encoding="utf-8")
-    result = gapstate.conform(room_loop.RoomLoop(bug="send_while_busy"), vectors=tmp_path, examples=40)
+    result = gapstate.conform(room_loop.RoomLoop(bug="send_while_busy"), vectors=tmp_path, examples=40, duration=None)
     assert result.vectors == 1 and not result.ok
     assert result.divergence.source == "generated"
     # a busy interviewer, an open gap, a release: in either order of the first two
@@ -180,7 +180,7 @@ def test_an_answer_that_is_not_a_dict_raises_the_documented_error():
             return "CLEAR"
 
     with pytest.raises(gapstate.GapstateError, match="not in the protocol"):
-        gapstate.conform(Broken(), examples=1)
+        gapstate.conform(Broken(), examples=1, duration=None)
 
 
 # the command -----------------------------------------------------------------------
@@ -190,7 +190,11 @@ ANSWERS_STATE_ONLY = "import sys\nfor line in sys.stdin:\n    print('{\"state\":
 
 
 def conform_cli(*args: str, env: dict[str, str] | None = None):
-    return CliRunner(env=env).invoke(main, ["conform", *args])
+    """The command, with no time limit on the generated traces and a minute per answer unless the test sets them:
+    on a loaded machine a run must not find fewer traces, or time out, because other processes took the cores."""
+    given = args[: args.index("--")] if "--" in args else args
+    patient = [option for option, value in (("--duration", "0"), ("--timeout", "60")) if option not in given for option in (option, value)]
+    return CliRunner(env=env).invoke(main, ["conform", *patient, *args])
 
 
 def test_the_command_passes_the_room_loop_and_prints_one_json_document():
@@ -327,7 +331,7 @@ class OffProtocolAtTheSecondEvent(room_loop.RoomLoop):
 
 def test_an_answer_outside_the_protocol_names_its_event_counted_from_1():
     with pytest.raises(gapstate.GapstateError) as caught:
-        gapstate.conform(OffProtocolAtTheSecondEvent(bug=""), examples=0)
+        gapstate.conform(OffProtocolAtTheSecondEvent(bug=""), examples=0, duration=None)
     assert re.search(r"the answer to event 2 of \d+ \(\w+\) is not in the protocol", caught.value.message)
 
 

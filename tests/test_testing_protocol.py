@@ -26,15 +26,15 @@ ECHO_OBJECT = 'import sys\nfor line in sys.stdin:\n    print("{}", flush=True)\n
 
 def test_the_room_loop_conforms_over_the_protocol():
     with Child([PY, str(ROOM_LOOP)], timeout=10) as child:
-        result = conform(gapstate.load_spec(), child, examples=20)
-    assert result.ok, result.report()
+        result = conform(gapstate.load_spec(), child, examples=20, duration=None)
+    assert result.ok, gapstate.conform_report(result)
     assert child.process.returncode is not None
 
 
 def test_a_bug_switched_on_in_the_environment_is_found_over_the_protocol(monkeypatch):
     monkeypatch.setenv("ROOM_LOOP_BUG", "settle_without_post_send")
     with Child([PY, str(ROOM_LOOP)], timeout=10) as child:
-        result = conform(gapstate.load_spec(), child, examples=10)
+        result = conform(gapstate.load_spec(), child, examples=10, duration=None)
     assert not result.ok
     assert result.divergence.actual["actions"] == ["settle"]
     assert len(result.divergence.trace) == 4
@@ -58,7 +58,7 @@ def test_an_untestable_implementation_says_why_and_is_ended(command, message, ti
     # against it on a loaded machine); a short one only where none ever does.
     with pytest.raises(Untestable) as caught:
         with Child(command, timeout=timeout) as child:
-            conform(gapstate.load_spec(), child, examples=1)
+            conform(gapstate.load_spec(), child, examples=1, duration=None)
     assert message in str(caught.value)
     if command[0] != "/nonexistent/adapter":
         assert child.process.returncode is not None
@@ -68,7 +68,7 @@ def test_an_early_exit_reports_its_status_and_stderr_tail():
     command = script("import sys\nsys.stdin.readline()\nprint('{}', flush=True)\nsys.stderr.write('x' * 9000 + 'END')\nsys.exit(4)\n")
     with pytest.raises(Untestable) as caught:
         with Child(command, timeout=5) as child:
-            conform(gapstate.load_spec(), child, examples=1)
+            conform(gapstate.load_spec(), child, examples=1, duration=None)
     text = str(caught.value)
     assert "exited (status 4)" in text and text.endswith("END") and len(text) < 4500
 
@@ -224,7 +224,7 @@ def test_a_child_that_diverges_and_then_exits_keeps_its_divergence():
         "sys.stdin.readline()\nprint('{\"state\": \"NOWHERE\", \"actions\": []}', flush=True)\n"
     )
     with Child(script(wrong), timeout=10) as child:
-        result = conform(gapstate.load_spec(), child, examples=5)
+        result = conform(gapstate.load_spec(), child, examples=5, duration=None)
     assert not result.ok
     assert result.divergence.actual["state"] == "NOWHERE" and result.divergence.index == 0
 
@@ -239,6 +239,6 @@ def test_a_child_that_diverges_then_exits_leaving_its_stdout_open_keeps_its_dive
         "os._exit(0)\n"
     )
     with Child(script(wrong), timeout=2) as child:
-        result = conform(gapstate.load_spec(), child, examples=5)
+        result = conform(gapstate.load_spec(), child, examples=5, duration=None)
     assert not result.ok
     assert result.divergence.actual["state"] == "NOWHERE" and result.divergence.index == 0

@@ -128,12 +128,13 @@ def read_spec(choice: Any) -> Any:
 
 def read_spec_bytes(choice: Any) -> tuple[Any, bytes]:
     """The spec and the bytes it was parsed from, read once (standard input cannot be read twice)."""
-    from gapstate.spec.load import parse_spec
+    from gapstate.spec.load import BUNDLED_NAME, parse_spec
     from gapstate.spec.source import decode_text, label, read_bytes
 
     try:
         data = read_bytes(choice.path)
-        return parse_spec(decode_text(data, label(choice.path)), label(choice.path)), data
+        name = BUNDLED_NAME if choice.bundled else label(choice.path)  # not a path deep in site-packages
+        return parse_spec(decode_text(data, name), name), data
     except GapstateError as error:
         if choice.setting is not None and error.line is None:
             raise error.noted(f" (the spec setting of [tool.gapstate] in {choice.setting})") from None

@@ -57,6 +57,11 @@ class Spec(NamedTuple):
         )
 
 
+# How output names the bundled spec: the same in every install, where its file
+# lies deep in site-packages (as git names a file at a revision, REV:PATH).
+BUNDLED_NAME = "gapstate:spec/gap-state.md"
+
+
 def bundled_path() -> str:
     """Where the bundled spec lives: a real file in any normal install."""
     return str(resources.files("gapstate.spec").joinpath(BUNDLED))

@@ -3,28 +3,24 @@
 An implementation is anything with `reset()` and `step(event) -> answer`:
 an object in this process (the Python API) or a child process over the line
 protocol (`protocol.py`, docs/conformance.md). This module holds what both
-share: the table's answer to each event, the check that an answer is in the
-protocol at all, the comparison of the two, running traces, and shrinking
-the first trace whose answers part from the table's. It does no I/O itself.
+share: running traces beside the table (each answer checked and compared by
+`answers.py`), and shrinking and explaining the first trace whose answers
+part from the table's. It does no I/O itself.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from gapstate.results import Result
 from gapstate.errors import GapstateError
-from gapstate.run.machine import Machine, Status
-from gapstate.run.replayer import Session, counters, machine_for
-from gapstate.spec.load import Spec
-from gapstate.spec.vocabulary import COUNTERS
+from gapstate.run.machine import Machine
+from gapstate.run.replayer import Session, machine_for
 from gapstate.run.trace import Event
-
-REFUSALS = ("invalid_event", "after_session_end")
-
+from gapstate.spec.load import Spec
+from gapstate.testing.answers import shown, differences, protocol_problem, table_answer, wire
 
 class Implementation(Protocol):
     """What conform drives: a fresh session on `reset()`, one answer per `step(event)`."""
@@ -36,99 +32,6 @@ class Implementation(Protocol):
 
 class Untestable(GapstateError):
     """The implementation cannot be tested: it does not start, breaks the protocol, exits or does not answer."""
-
-
-# The table's side ------------------------------------------------------------
-
-
-def wire(trace: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The events as the protocol sends them: the trace format with `t` always present."""
-    out = []
-    t = 0
-    for item in trace:
-        t = item.get("t", t)
-        event: dict[str, Any] = {"event": item["event"], "t": t}
-        for key in ("id", "speech_start"):
-            if key in item:
-                event[key] = item[key]
-        out.append(event)
-    return out
-
-
-def table_answer(session: Session, event: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
-    """The table's answer to `event`, in the protocol's shape, and the line of the row that decided it.
-
-    Feeds the event to `session`; a refused event leaves it as it was.
-    """
-    outcome = session.feed(Event(**event))
-    row = outcome.row.line if outcome.row is not None else None
-    if outcome.status is Status.OK:
-        config = outcome.config
-        answer = {
-            "state": config.state,
-            "actions": list(outcome.actions),
-            "counters": counters(config),
-            "debt_owed": config.debt_owed,
-        }
-        return answer, row
-    return {"refused": "after_session_end" if outcome.status is Status.ENDED else "invalid_event"}, row
-
-
-# The implementation's side -----------------------------------------------------
-
-
-def protocol_problem(answer: Any) -> str | None:
-    """Why an answer to an event is not one the protocol allows, or None when it is."""
-    if not isinstance(answer, dict):
-        return f"an answer must be a JSON object, not {_kind(answer)}"
-    if "refused" in answer:
-        if answer["refused"] not in REFUSALS:
-            return f"'refused' must be one of {', '.join(map(repr, REFUSALS))}, not {answer['refused']!r}"
-        return None
-    if not isinstance(answer.get("state"), str):
-        return "'state' must be a string" if "state" in answer else "missing 'state' (or 'refused')"
-    actions = answer.get("actions")
-    if not isinstance(actions, (list, tuple)) or not all(isinstance(a, str) for a in actions):
-        return "'actions' must be a list of strings" if "actions" in answer else "missing 'actions'"
-    if "counters" in answer:
-        given = answer["counters"]
-        if not isinstance(given, dict) or not set(COUNTERS) <= set(given):
-            return f"'counters' must be an object with {' and '.join(COUNTERS)}"
-        if not all(type(given[name]) is int for name in COUNTERS):
-            return "'counters' values must be integers"
-    if "debt_owed" in answer and not isinstance(answer["debt_owed"], bool):
-        return "'debt_owed' must be true or false"
-    return None
-
-
-def _shown(value: Any) -> str:
-    """An answer as the message shows it: its JSON, cut short."""
-    try:
-        text = json.dumps(value)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 200 else text[:200] + "..."
-
-
-def _kind(value: Any) -> str:
-    names = {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
-    return "null" if value is None else names.get(type(value), type(value).__name__)
-
-
-def differences(expected: dict[str, Any], actual: dict[str, Any]) -> tuple[str, ...]:
-    """The fields in which a protocol answer parts from the table's; empty when they agree.
-
-    Counters and debt are compared only when the answer gives them; other
-    keys an answer carries are not the protocol's and are not compared.
-    """
-    if "refused" in expected or "refused" in actual:
-        return () if expected.get("refused") == actual.get("refused") else ("refused",)
-    fields = ["state"] if expected["state"] != actual["state"] else []
-    fields += ["actions"] if expected["actions"] != list(actual["actions"]) else []  # a tuple, in process
-    if "counters" in actual and any(expected["counters"][n] != actual["counters"][n] for n in COUNTERS):
-        fields.append("counters")
-    fields += ["debt_owed"] if "debt_owed" in actual and expected["debt_owed"] != actual["debt_owed"] else []
-    return tuple(fields)
 
 
 # Results ------------------------------------------------------------------------
@@ -185,12 +88,6 @@ class ConformResult(Result):
             "divergence": self.divergence.to_dict() if self.divergence else None,
         }
 
-    def report(self) -> str:
-        """The text `gapstate conform` prints, for an assertion message."""
-        from gapstate.cli.render.testing import conform_text
-
-        return conform_text(self)
-
 
 # Running traces -------------------------------------------------------------------
 
@@ -216,7 +113,7 @@ class Runner:
             actual = self.implementation.step(dict(event))
             problem = protocol_problem(actual)
             if problem is not None:
-                raise Untestable(f"the answer to event {index + 1} of {len(events)} ({event['event']}) is not in the protocol: {problem}: {_shown(actual)}")
+                raise Untestable(f"the answer to event {index + 1} of {len(events)} ({event['event']}) is not in the protocol: {problem}: {shown(actual)}")
             fields = differences(expected, actual)
             if fields:
                 return Divergence(tuple(events[: index + 1]), index, expected, actual, row, fields, source, len(events))

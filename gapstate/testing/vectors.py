@@ -32,7 +32,7 @@ from gapstate.proof.reach import firings
 from gapstate.run.machine import Machine, Status
 from gapstate.run.replayer import ReplayResult, machine_for, replay
 from gapstate.run.trace import from_dicts
-from gapstate.spec.load import Spec
+from gapstate.spec.load import BUNDLED_NAME, Spec
 from gapstate.spec.table import Table
 from gapstate.spec.vocabulary import Config
 from gapstate.testing.goals import REFUSED, Goal, Story, Way, catalogue, realize, retell
@@ -113,11 +113,13 @@ class Suite:
         """manifest.json: every trace with what it covers, every goal with its traces, the spec, gapstate's version.
 
         Written into `folder`, the spec's path is relative to it, so the
-        folder and the spec can move together (or be checked out elsewhere).
+        folder and the spec can move together (or be checked out elsewhere);
+        the bundled spec keeps its name, the same in every install.
         """
         import os
 
-        path = self.spec if folder is None or self.spec == "<stdin>" else os.path.relpath(os.path.abspath(self.spec), os.path.abspath(folder))
+        kept = folder is None or self.spec in ("<stdin>", BUNDLED_NAME)  # names, not paths
+        path = self.spec if kept else os.path.relpath(os.path.abspath(self.spec), os.path.abspath(folder))
         where: dict[str, list[str]] = {}
         for vector in self.vectors:
             for name in vector.goals:
