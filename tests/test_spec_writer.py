@@ -77,8 +77,14 @@ def test_a_ctrl_c_while_writing_waits_for_the_rename_and_leaves_no_temporary_fil
         sync(fd)
 
     monkeypatch.setattr(os, "fsync", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        write_atomically(path, b"new")
+    # Ctrl-C as in a terminal: a run started as a background job (`pytest &`
+    # without job control, as CI runners do) inherits SIGINT ignored.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            write_atomically(path, b"new")
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert path.read_text(encoding="utf-8") == "new" and leftovers(tmp_path) == []
 
 
