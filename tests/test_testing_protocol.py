@@ -25,7 +25,7 @@ ECHO_OBJECT = 'import sys\nfor line in sys.stdin:\n    print("{}", flush=True)\n
 
 
 def test_the_room_loop_conforms_over_the_protocol():
-    with Child([PY, str(ROOM_LOOP)], timeout=10) as child:
+    with Child([PY, str(ROOM_LOOP)], timeout=60) as child:
         result = conform(gapstate.load_spec(), child, examples=20, duration=None)
     assert result.ok, gapstate.conform_report(result)
     assert child.process.returncode is not None
@@ -33,7 +33,7 @@ def test_the_room_loop_conforms_over_the_protocol():
 
 def test_a_bug_switched_on_in_the_environment_is_found_over_the_protocol(monkeypatch):
     monkeypatch.setenv("ROOM_LOOP_BUG", "settle_without_post_send")
-    with Child([PY, str(ROOM_LOOP)], timeout=10) as child:
+    with Child([PY, str(ROOM_LOOP)], timeout=60) as child:
         result = conform(gapstate.load_spec(), child, examples=10, duration=None)
     assert not result.ok
     assert result.divergence.actual["actions"] == ["settle"]
@@ -49,7 +49,7 @@ def test_a_bug_switched_on_in_the_environment_is_found_over_the_protocol(monkeyp
         (script("import sys\nfor line in sys.stdin:\n    print('[' * 100000 + ']' * 100000, flush=True)\n"), "is nested too deeply", 10),
         (script("import sys\nsys.stderr.write('adapter broke: no config\\n')\nsys.exit(3)\n"), "adapter broke: no config", 10),
         (script("import time\ntime.sleep(60)\n"), "no answer to {\"reset\": true} within 0.5 s", 0.5),
-        (script("import sys\nsys.stdin.readline()\nprint('{}', flush=True)\nimport time\ntime.sleep(60)\n"), "no answer to {\"event\"", 0.5),
+        (script("import sys\nsys.stdin.readline()\nprint('{}', flush=True)\nimport time\ntime.sleep(60)\n"), "no answer to {\"event\"", (60, 0.5)),
     ],
     ids=["cannot-start", "not-json", "not-an-object", "nested", "exits-early", "silent", "stops-answering"],
 )
@@ -57,17 +57,32 @@ def test_an_untestable_implementation_says_why_and_is_ended(command, message, ti
     # A generous deadline where the answer comes (the child's start-up counts
     # against it on a loaded machine); a short one only where none ever does.
     with pytest.raises(Untestable) as caught:
-        with Child(command, timeout=timeout) as child:
+        with _impatient_after_reset(command, timeout) as child:
             conform(gapstate.load_spec(), child, examples=1, duration=None)
     assert message in str(caught.value)
     if command[0] != "/nonexistent/adapter":
         assert child.process.returncode is not None
 
 
+def _impatient_after_reset(command: list[str], timeout: float | tuple[float, float]) -> Child:
+    """A Child with `timeout`, or (a deadline for the reset, which start-up delays on a loaded machine, one after it)."""
+    first, later = timeout if isinstance(timeout, tuple) else (timeout, timeout)
+    child = Child(command, timeout=first)
+    reset = child.reset
+
+    def then_impatient() -> dict:
+        answer = reset()
+        child.timeout = later
+        return answer
+
+    child.reset = then_impatient
+    return child
+
+
 def test_an_early_exit_reports_its_status_and_stderr_tail():
     command = script("import sys\nsys.stdin.readline()\nprint('{}', flush=True)\nsys.stderr.write('x' * 9000 + 'END')\nsys.exit(4)\n")
     with pytest.raises(Untestable) as caught:
-        with Child(command, timeout=5) as child:
+        with Child(command, timeout=60) as child:
             conform(gapstate.load_spec(), child, examples=1, duration=None)
     text = str(caught.value)
     assert "exited (status 4)" in text and text.endswith("END") and len(text) < 4500
@@ -85,7 +100,7 @@ def test_a_failure_is_sticky_and_costs_no_more_waiting():
 def test_the_whole_process_group_is_ended(tmp_path):
     pidfile = tmp_path / "pid"
     command = ["sh", "-c", f"sleep 60 & echo $! > {pidfile}; exec {PY} -c '{ECHO_OBJECT}'"]
-    with Child(command, timeout=5) as child:
+    with Child(command, timeout=60) as child:
         child.reset()
     assert _gone(int(pidfile.read_text()))
 
@@ -151,7 +166,7 @@ def _session(pid: int) -> int:
 
 def test_a_child_that_never_reads_its_input_cannot_block_the_writer():
     # it answers the reset, then neither reads nor answers: the pipe fills, the deadline still holds
-    child = Child(script("import sys, time\nsys.stdin.readline()\nprint('{}', flush=True)\ntime.sleep(60)\n"), timeout=0.5)
+    child = _impatient_after_reset(script("import sys, time\nsys.stdin.readline()\nprint('{}', flush=True)\ntime.sleep(60)\n"), (60, 0.5))
     child.reset()
     with pytest.raises(Untestable, match="within 0.5 s"):
         child.step({"event": "loss_voiced", "t": 0, "id": "x" * 200_000})
@@ -172,7 +187,7 @@ def _alive(pid: int) -> bool:
 
 
 def test_an_answer_that_never_ends_its_line_is_refused_without_filling_memory():
-    child = Child(script("import sys\nsys.stdin.readline()\nsys.stdout.write('x' * 3_000_000)\nsys.stdout.flush()\nimport time\ntime.sleep(30)\n"), timeout=5)
+    child = Child(script("import sys\nsys.stdin.readline()\nsys.stdout.write('x' * 3_000_000)\nsys.stdout.flush()\nimport time\ntime.sleep(30)\n"), timeout=60)
     with pytest.raises(Untestable, match="without a line end"):
         child.reset()
     child.close()
@@ -223,7 +238,7 @@ def test_a_child_that_diverges_and_then_exits_keeps_its_divergence():
         "sys.stdin.readline()\nprint('{}', flush=True)\n"
         "sys.stdin.readline()\nprint('{\"state\": \"NOWHERE\", \"actions\": []}', flush=True)\n"
     )
-    with Child(script(wrong), timeout=10) as child:
+    with Child(script(wrong), timeout=60) as child:
         result = conform(gapstate.load_spec(), child, examples=5, duration=None)
     assert not result.ok
     assert result.divergence.actual["state"] == "NOWHERE" and result.divergence.index == 0
@@ -238,7 +253,7 @@ def test_a_child_that_diverges_then_exits_leaving_its_stdout_open_keeps_its_dive
         "subprocess.Popen(['sleep', '120'])\n"  # inherits stdout, outlives us
         "os._exit(0)\n"
     )
-    with Child(script(wrong), timeout=2) as child:
+    with _impatient_after_reset(script(wrong), (60, 5)) as child:
         result = conform(gapstate.load_spec(), child, examples=5, duration=None)
     assert not result.ok
     assert result.divergence.actual["state"] == "NOWHERE" and result.divergence.index == 0

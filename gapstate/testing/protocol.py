@@ -207,14 +207,19 @@ class Child:
             end = time.monotonic() + min(self.timeout, _GRACE)
             while time.monotonic() < end and _status(process.pid) is None:
                 time.sleep(0.005)
+        # A second Ctrl-C or SIGTERM waits until everything is ended: cut short, the kill would leave some alive.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         try:
-            os.killpg(process.pid, signal.SIGKILL)  # the child is not reaped yet, so its group id is still its own
-        except (ProcessLookupError, PermissionError):
-            pass
-        process.wait()
-        if self._reaper is not None:  # what left the group (setsid) and was re-parented to us
-            self._reaper.end()
-            self._reaper = None
+            try:
+                os.killpg(process.pid, signal.SIGKILL)  # the child is not reaped yet, so its group id is still its own
+            except (ProcessLookupError, PermissionError):
+                pass
+            process.wait()
+            if self._reaper is not None:  # what left the group (setsid) and was re-parented to us
+                self._reaper.end()
+                self._reaper = None
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         process.stdout.close()
         process.stderr.close()
 
