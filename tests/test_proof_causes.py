@@ -193,3 +193,120 @@ def test_past_the_cause_budget_the_findings_not_yet_tried_stay_roots(monkeypatch
     bounded = check(spec).findings
     assert [f.kind for f in bounded] == [f.kind for f in unbounded]
     assert all(f.cause is None for f in bounded if f.kind in ("unreachable", "rule"))
+
+
+# the walks that decide causes, against the plain definitions -----------------
+
+
+def _walker(text):
+    from gapstate.proof.causes import _Walker
+    from gapstate.proof.explore import explore
+    from gapstate.run.machine import Machine
+    from gapstate.spec.load import parse_spec
+
+    spec = parse_spec(text, "spec.md")
+    machine = Machine(spec.table)
+    exploration = explore(machine)
+    return spec, machine, exploration, _Walker(machine, spec.table, exploration)
+
+
+def _suspects(text, machine, table):
+    from gapstate.proof.causes import _suspect
+
+    findings = check_text(text).findings
+    return [s for f in findings if f.cause is None if (s := _suspect(f, table, machine)) is not None]
+
+
+def _plain_walk(machine, table, suspects, opened):
+    """The rows that fire and the (rule, row) pairs broken, stepping every configuration, suspect steps
+    opened (leading to any state, with the actions of any row) or else left out."""
+    from collections import deque
+
+    from gapstate.run.machine import Status
+    from gapstate.spec.table import Row
+    from gapstate.spec.vocabulary import ACTIONS, EVENTS
+
+    actions = {r.actions for r in table.rows if not r.invalid} | {(n,) for n, a in ACTIONS.items() if a.add or a.sets}
+    seen, queue, fired, broken = {machine.initial}, deque([machine.initial]), set(), set()
+    while queue:
+        config = queue.popleft()
+        if config.ended or not machine.within_caps(config):
+            continue
+        for event in EVENTS:
+            for choice in machine.choices(config, event):
+                outcome = machine.step(config, event, choice)
+                line = outcome.row.line if outcome.row is not None else None
+                suspect = any(
+                    (s.rows is None) == (line is None) and (line is None or line in s.rows)
+                    and s.test(config, event, choice, bool(outcome.broken))
+                    for s in suspects
+                )
+                targets = []
+                if outcome.status is Status.OK and not (suspect and not opened):
+                    fired.add(line)
+                    broken.update((rule, line) for rule in outcome.broken)
+                    targets.append(outcome.config)
+                if suspect and opened:
+                    for state in table.states:
+                        for acts in ((), *actions):
+                            targets.append(machine.step_as(config, event, Row(0, "*", event, (), state, acts, ())))
+                for target in targets:
+                    if target not in seen:
+                        seen.add(target)
+                        queue.append(target)
+    return fired, broken
+
+
+# Small caps keep the plain opened walk, which may reach every configuration the caps allow, cheap.
+SMALL_CAPS = "@cap session_requests 1\n@cap episode_attempts 1"
+
+
+def _small(old, new):
+    text = variant("@cap session_requests 3", SMALL_CAPS)
+    return variant("@cap episode_attempts 2", "", variant(old, new, text))
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        (COMMIT, ""),
+        ("OPEN | floor_released | !busy,budget_left,attempts_left | SENDING | send_request",
+         "OPEN | floor_released | busy,budget_left,attempts_left | SENDING | send_request"),
+        ("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request"),
+    ],
+    ids=["hole", "overlap", "breach"],
+)
+def test_an_opened_walk_fires_the_rows_the_plain_definition_fires(old, new):
+    text = _small(old, new)
+    spec, machine, _, walk = _walker(text)
+    suspects = _suspects(text, machine, spec.table)
+    assert suspects
+    every = {row.line for row in spec.table.rows}
+    fired = _plain_walk(machine, spec.table, suspects, opened=True)[0]
+    assert walk.opened(suspects, every) == fired & every
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request"),
+        ("OPEN | floor_released | !busy,budget_left,attempts_left | SENDING | send_request",
+         "OPEN | floor_released | busy,budget_left,attempts_left | SENDING | send_request"),
+    ],
+    ids=["breach", "overlap"],
+)
+def test_a_blocked_walk_along_the_explored_graph_fires_and_breaks_what_stepping_would(old, new):
+    text = variant(old, new)
+    spec, machine, _, walk = _walker(text)
+    suspects = _suspects(text, machine, spec.table)
+    assert suspects
+    assert walk.blocked(suspects) == _plain_walk(machine, spec.table, suspects, opened=False)
+
+
+def test_an_opened_walk_stops_once_every_wanted_row_has_fired():
+    text = variant("* | busy_start | - | = | noop", "")
+    spec, machine, exploration, walk = _walker(text)
+    suspects = _suspects(text, machine, spec.table)
+    cut_off = {line_of(text, "OPEN | floor_released | busy |"), line_of(text, "DUE | floor_released | busy |")}
+    assert walk.opened(suspects, cut_off) == cut_off
+    assert walk.visited < len(exploration)  # the way in is short; the opened configurations are thousands

@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable
 from itertools import combinations, product
+from math import prod
+from typing import NamedTuple
 
 from gapstate.findings import (
     Ambiguous,
@@ -41,14 +43,9 @@ from gapstate.findings import (
     Unreachable,
 )
 from gapstate.proof.explore import Exploration
-from gapstate.run.machine import Machine, Outcome, Status
+from gapstate.run.machine import Machine, Status
 from gapstate.spec.table import STAY, Literal, Row, Table, format_guards
-from gapstate.spec.vocabulary import ACTIONS, EVENTS, GUARDS, Config
-
-# A step as the walks below see it: from where, which event, its chosen guard's value, and what it did.
-Step = tuple[Config, str, bool, Outcome]
-Suspect = Callable[[Step], bool]
-
+from gapstate.spec.vocabulary import ACTIONS, COUNTERS, EVENTS, FLAGS, GUARDS, Config
 
 # Each candidate root costs a walk or two over every configuration, so a table
 # with thousands of findings would take time quadratic in its size. Past this
@@ -56,6 +53,10 @@ Suspect = Callable[[Step], bool]
 # (shown each on its own, none hidden); a table with a few mistakes never
 # reaches it (the bundled table's 284 configurations fit about 350 times).
 CAUSE_BUDGET = 100_000
+
+# Up to this many configurations within the caps, a row that cannot fire in
+# any of them is known not to fire without a walk (see `_Walker._may_fire`).
+STATIC_BUDGET = 20_000
 
 
 def attribute(findings: list[Finding], table: Table, machine: Machine, exploration: Exploration) -> None:
@@ -70,7 +71,7 @@ def attribute(findings: list[Finding], table: Table, machine: Machine, explorati
                 finding.reason = why_unreachable(machine, configs, table, rows[finding.line])
     _point_ambiguities(findings, table, exploration)
     _structural(findings, table)
-    walk = _Walker(machine, table)
+    walk = _Walker(machine, table, exploration)
     for root in _candidates(findings, exploration):
         if walk.visited > CAUSE_BUDGET:
             break  # the findings not yet tried stay roots: each is shown on its own
@@ -78,16 +79,12 @@ def attribute(findings: list[Finding], table: Table, machine: Machine, explorati
             continue
         cause = root.as_cause()
         # A root is about its own steps and those of what already follows from it (a hole its guard left).
-        tests = [t for f in findings if f is root or f.cause == cause if (t := _suspect(f, table, machine)) is not None]
-        if not tests:
+        suspects = [s for f in findings if f is root or f.cause == cause if (s := _suspect(f, table, machine)) is not None]
+        if not suspects:
             continue
-
-        def suspect(step: Step, tests: list[Suspect] = tests) -> bool:
-            return any(test(step) for test in tests)
-
         cut_off = [f for f in findings if isinstance(f, Unreachable) and f.cause is None]
         if cut_off:
-            fired = walk(loose=suspect)[0]
+            fired = walk.opened(suspects, {f.line for f in cut_off})
             for finding in cut_off:
                 if finding.line in fired:
                     finding.cause = cause
@@ -99,7 +96,7 @@ def attribute(findings: list[Finding], table: Table, machine: Machine, explorati
             and (isinstance(f, RuleBroken) or (isinstance(f, StaleAllowance) and f.reason is AllowanceProblem.ROW_FIRES))
         ]
         if downstream:
-            fired, broken = walk(blocked=suspect)
+            fired, broken = walk.blocked(suspects)
             for finding in downstream:
                 if isinstance(finding, RuleBroken):
                     gone = (finding.rule, finding.line) not in broken
@@ -273,73 +270,97 @@ def _structural(findings: list[Finding], table: Table) -> None:
 # Walking the graph with one root mended ---------------------------------------
 
 
+class Suspect(NamedTuple):
+    """The steps a root finding is about: steps of `rows` (None: steps no row matches) that `test` accepts.
+
+    `test` is called with the configuration, the event, the chosen guard's
+    value, and whether the step breaks a rule.
+    """
+
+    rows: frozenset[int] | None
+    test: Callable[[Config, str, bool, bool], bool]
+
+
 def _suspect(root: Finding, table: Table, machine: Machine) -> Suspect | None:
-    """The steps a root finding is about, as a test on a step; None for a finding that explains nothing."""
+    """The steps a root finding is about; None for a finding that explains nothing."""
     if isinstance(root, NotTotal):
         cube = tuple(Literal(g, v) for g, v in root.cube)
         state, event = root.state, root.event
 
-        def in_hole(step: Step) -> bool:
-            config, on, choice, outcome = step
-            return (
-                outcome.status is Status.UNMATCHED
-                and on == event
-                and state in ("*", config.state)
-                and _holds(cube, machine.guard_values(config, on, choice)[1])
-            )
+        def in_hole(config: Config, on: str, choice: bool, broken: bool) -> bool:
+            return on == event and state in ("*", config.state) and _holds(cube, machine.guard_values(config, on, choice)[1])
 
-        return in_hole
+        return Suspect(None, in_hole)
     if isinstance(root, Contradiction):
         row = next(r for r in table.rows if r.line == root.line)
 
-        def uncovered(step: Step) -> bool:
-            config, on, _, outcome = step
-            return outcome.status is Status.UNMATCHED and on == row.event and row.applies_to(config.state)
+        def uncovered(config: Config, on: str, choice: bool, broken: bool) -> bool:
+            return on == row.event and row.applies_to(config.state)
 
-        return uncovered
+        return Suspect(None, uncovered)
     if isinstance(root, Ambiguous):
         pair = [r for r in table.rows if r.line in root.rows]
 
-        def shared(step: Step) -> bool:
-            config, on, choice, outcome = step
-            if outcome.row is None or outcome.row.line not in root.rows:
-                return False
+        def shared(config: Config, on: str, choice: bool, broken: bool) -> bool:
             values = machine.guard_values(config, on, choice)[1]
             return all(_holds(r.guards, values) for r in pair)
 
-        return shared
+        return Suspect(frozenset(root.rows), shared)
     if isinstance(root, RuleBroken):
-        line = root.line
 
-        def breaking(step: Step) -> bool:
-            outcome = step[3]
-            return outcome.row is not None and outcome.row.line == line and bool(outcome.broken)
+        def breaking(config: Config, on: str, choice: bool, broken: bool) -> bool:
+            return broken
 
-        return breaking
+        return Suspect(frozenset((root.line,)), breaking)
     return None
 
 
 class _Walker:
-    """Breadth-first walks over the table's steps, some of them opened or blocked."""
+    """Breadth-first walks over the table's steps, with a root's steps opened or blocked."""
 
-    def __init__(self, machine: Machine, table: Table):
+    def __init__(self, machine: Machine, table: Table, exploration: Exploration):
         self.machine = machine
+        self.exploration = exploration
         self.visited = 0  # configurations visited by every walk so far
         # What a missing or mistaken row could do: lead to any state with the actions of any row.
         actions = dict.fromkeys(r.actions for r in table.rows if not r.invalid)
         actions.update(dict.fromkeys((name,) for name, act in ACTIONS.items() if act.add or act.sets))
-        self.anywhere = {
-            event: [Row(0, "*", event, (), state, acts, ()) for state in table.states for acts in ((), *actions)]
-            for event in EVENTS
-        }
+        self.effects = tuple(dict.fromkeys(machine.effects(acts) for acts in ((), *actions)))
+        self.states = table.states
+        self.rows = {row.line: row for row in table.rows}
+        self._dead: set[int] = set()  # rows no configuration within the caps fires (see `_may_fire`)
 
-    def __call__(self, loose: Suspect | None = None, blocked: Suspect | None = None) -> tuple[set[int], set[tuple[str, int]]]:
-        """The rows that fire and the (rule, row) pairs broken, with `loose` steps opened or `blocked` steps left out."""
+    def blocked(self, suspects: list[Suspect]) -> tuple[set[int], set[tuple[str, int]]]:
+        """The rows that fire and the (rule, row) pairs broken when the suspect steps are not taken.
+
+        Only steps that fire a row lead anywhere, so the walk follows the
+        explored graph, minus the suspect steps among them.
+        """
+        by_row = _by_row(suspects)
+
+        def blocked(config: Config, event: str, choice: bool, line: int, broken: bool) -> bool:
+            return any(test(config, event, choice, broken) for test in by_row[line])
+
+        fired, broken, reached = self.exploration.reach_without(by_row, blocked)
+        self.visited += reached
+        return fired, broken
+
+    def opened(self, suspects: list[Suspect], wanted: set[int]) -> set[int]:
+        """The rows of `wanted` that fire when a suspect step may lead anywhere (see `Walker.__init__`).
+
+        The walk stops as soon as every wanted row has fired.
+        """
         machine = self.machine
+        missing = {line for line in wanted if self._may_fire(line)}
+        if not missing:
+            return set()
+        by_row = _by_row(suspects)
+        unmatched = [s.test for s in suspects if s.rows is None]
         seen = {machine.initial}
         queue = deque([machine.initial])
-        fired: set[int] = set()
-        broken: set[tuple[str, int]] = set()
+        # An opened step lands anywhere from the configuration its event leaves; where it
+        # lands depends on that alone, minus the state, so each is opened once.
+        opened: set[tuple] = set()
         while queue:
             config = queue.popleft()
             self.visited += 1
@@ -347,23 +368,71 @@ class _Walker:
                 continue
             for event in EVENTS:
                 for choice in machine.choices(config, event):
-                    outcome = machine.step(config, event, choice)
-                    step = (config, event, choice, outcome)
-                    if blocked is not None and blocked(step):
-                        continue
-                    targets: list[Config] = []
+                    outcome = machine.step_once(config, event, choice)
+                    row = outcome.row
                     if outcome.status is Status.OK:
-                        assert outcome.row is not None
-                        fired.add(outcome.row.line)
-                        broken.update((rule, outcome.row.line) for rule in outcome.broken)
-                        targets.append(outcome.config)
-                    if loose is not None and loose(step):
-                        targets.extend(machine.step_as(config, event, row) for row in self.anywhere[event])
-                    for target in targets:
+                        assert row is not None
+                        if row.line in missing:
+                            missing.discard(row.line)
+                            if not missing:
+                                return wanted - self._dead
+                        target = outcome.config
                         if target not in seen:
                             seen.add(target)
                             queue.append(target)
-        return fired, broken
+                    tests = unmatched if row is None else by_row.get(row.line)
+                    if not tests or not any(test(config, event, choice, bool(outcome.broken)) for test in tests):
+                        continue
+                    after = machine.after_event(config, event)
+                    if after[1:] in opened:
+                        continue
+                    opened.add(after[1:])
+                    for effects in self.effects:
+                        landed = machine.landing(after, effects, after.state)
+                        for state in self.states:
+                            target = landed._replace(state=state)
+                            if target not in seen:
+                                seen.add(target)
+                                queue.append(target)
+        return wanted - missing - self._dead
+
+    def _may_fire(self, line: int) -> bool:
+        """False when no configuration within the caps matches the row: then no walk fires it.
+
+        Decided by trying every such configuration of the row's states, when
+        they are few (`STATIC_BUDGET`); a row whose event clears a guard it
+        needs, or whose valuations earlier rows all take, is then settled
+        without a walk.
+        """
+        if line in self._dead:
+            return False
+        row = self.rows[line]
+        machine = self.machine
+        caps = machine.caps
+        counters = tuple(COUNTERS)
+        states = [s for s in self.states if row.applies_to(s)]
+        if any(c not in caps for c in counters):
+            return True
+        # an ended session steps no more: only the other flags vary
+        ranges = [states, *(range(caps[c] + 1) for c in counters), *(((False,) if f == "ended" else (False, True)) for f in FLAGS)]
+        if prod(len(values) for values in ranges) > STATIC_BUDGET:
+            return True
+        for fields in product(*ranges):
+            config = Config._make(fields)
+            for choice in machine.choices(config, row.event):
+                if machine.row_at(config, row.event, choice) is row:
+                    return True
+        self._dead.add(line)
+        return False
+
+
+def _by_row(suspects: list[Suspect]) -> dict[int, list[Callable[[Config, str, bool, bool], bool]]]:
+    """The tests of the suspects, by the row whose steps each is about."""
+    by_row: dict[int, list[Callable[[Config, str, bool, bool], bool]]] = {}
+    for suspect in suspects:
+        for line in suspect.rows or ():
+            by_row.setdefault(line, []).append(suspect.test)
+    return by_row
 
 
 # Why a row never fires ---------------------------------------------------------

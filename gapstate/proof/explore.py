@@ -85,6 +85,7 @@ class Exploration:
         self._graph: nx.DiGraph | None = None
         self._trees: dict[bool, dict[int, tuple[int, int, tuple | None]]] = {}
         self.implied = len(seen)  # what the caps imply, at most (`explore` sets it)
+        self._rules: dict[tuple[int, str, bool], list[str]] | None = None  # see `_rules_broken`
 
     def __len__(self) -> int:
         return len(self._seen)
@@ -166,6 +167,43 @@ class Exploration:
 
         found = self.walk(source, fires)
         return None if found is None else found[0] + [found[2]]
+
+    def reach_without(self, rows: Container[int], blocked: Callable[[Config, str, bool, int, bool], bool]
+                      ) -> tuple[set[int], set[tuple[str, int]], int]:
+        """Breadth-first from the initial configuration, leaving out the steps that fire one of `rows`
+        and that `blocked(config, event, choice, row, breaks a rule)` accepts.
+
+        Returns the rows that fire, the (rule, row) pairs broken, and how
+        many configurations were reached.
+        """
+        decode = self._packing.decode
+        rules = self._rules_broken()
+        fired: set[int] = set()
+        broken: set[tuple[str, int]] = set()
+        seen = {self._root}
+        queue = deque([self._root])
+        while queue:
+            node = queue.popleft()
+            for event, choice, target, line, clean in self._steps(node):
+                if line in rows and blocked(decode(node), event, choice, line, not clean):
+                    continue
+                fired.add(line)
+                if not clean:
+                    broken.update((rule, line) for rule in rules[(node, event, choice)])
+                if target not in seen:
+                    seen.add(target)
+                    queue.append(target)
+        return fired, broken, len(seen)
+
+    def _rules_broken(self) -> dict[tuple[int, str, bool], list[str]]:
+        """The rules each breaking step breaks, by (node, event, choice)."""
+        if self._rules is None:
+            self._rules = {}
+            encode = self._packing.encode
+            for (rule, _), firings in self.broken.items():
+                for firing in firings:
+                    self._rules.setdefault((encode(firing.config), firing.event, firing.choice), []).append(rule)
+        return self._rules
 
     def distances(self, clean: bool = False) -> dict[Config, int]:
         """Steps from the initial configuration to every one reachable (along clean steps if asked)."""

@@ -185,19 +185,47 @@ class Machine:
         return Outcome(Status.OK, after, row, named, row.actions, broken, compiled.commits)
 
 
+    def row_at(self, before: Config, event: str, choice: bool = False) -> Row | None:
+        """The row the table matches for the event at `before` (None: none), without stepping."""
+        mid = _after_sets(before, event)
+        values = _Guards(mid, self.caps, CHOICE_OF.get(event), choice)
+        names, rows = self._lookup[(mid.state, event)]
+        compiled = rows.get(tuple([values[n] for n in names]))
+        return None if compiled is None else compiled.row
+
     def step_as(self, before: Config, event: str, row: Row) -> Config:
         """Where `row` would take the event from `before`, whatever the table matches there.
 
         For asking what a missing or mistaken row could have done (see
         `proof.causes`); no rule is checked.
         """
-        fields = list(_after_sets(before, event))
-        for index, value in _EVENT_THEN[event]:
+        return self.landing(self.after_event(before, event), _effects(row.actions), row.target(before.state))
+
+    @staticmethod
+    def after_event(before: Config, event: str) -> Config:
+        """The configuration once the event's `sets` and `then` are applied, before any row's actions."""
+        then = _EVENT_THEN[event]
+        mid = _after_sets(before, event)
+        if not then:
+            return mid
+        fields = list(mid)
+        for index, value in then:
             fields[index] = value
-        for index, add, value in _compile(row).effects:
-            fields[index] = fields[index] + value if add else value
-        fields[_STATE] = row.target(before.state)
         return Config._make(fields)
+
+    @staticmethod
+    def landing(after: Config, effects: tuple[tuple[int, bool, object], ...], state: str) -> Config:
+        """`after` (see `after_event`) with a row's `effects` (see `effects`) applied, in `state`."""
+        fields = list(after)
+        for index, add, value in effects:
+            fields[index] = fields[index] + value if add else value
+        fields[_STATE] = state
+        return Config._make(fields)
+
+    @staticmethod
+    def effects(actions: tuple[str, ...]) -> tuple[tuple[int, bool, object], ...]:
+        """What a row with these actions does to the configuration's fields, in order."""
+        return _effects(actions)
 
 
 @lru_cache(maxsize=8)
@@ -211,15 +239,21 @@ def compiled(table: Table) -> Machine:
 
 
 def _compile(row: Row) -> Compiled:
-    """The row's actions as field updates, in the order the row lists them."""
+    """The row prepared for stepping."""
+    named = guard_names((row,))
+    rules = tuple(rule for rule in RULES if rule.concerns(row.event, row.actions))
+    return Compiled(row, named, _effects(row.actions), bool(COMMITS.intersection(row.actions)), rules)
+
+
+@lru_cache(maxsize=1024)
+def _effects(actions: tuple[str, ...]) -> tuple[tuple[int, bool, object], ...]:
+    """The actions as field updates, in the order the row lists them."""
     effects: list[tuple[int, bool, object]] = []
-    for name in row.actions:
+    for name in actions:
         action = vocabulary.action(name)
         effects.extend((_FIELD[counter], True, delta) for counter, delta in action.add.items())
         effects.extend((index, False, value) for index, value in _pairs(action.sets))
-    named = guard_names((row,))
-    rules = tuple(rule for rule in RULES if rule.concerns(row.event, row.actions))
-    return Compiled(row, named, tuple(effects), bool(COMMITS.intersection(row.actions)), rules)
+    return tuple(effects)
 
 
 _GUARD_INDEX = {name: i for i, name in enumerate(GUARDS)}
