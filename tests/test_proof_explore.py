@@ -7,7 +7,7 @@ from collections import deque
 import pytest
 
 import gapstate
-from gapstate.proof.explore import TooManyConfigurations, concretize, explore
+from gapstate.proof.explore import TooManyConfigurations, explore
 from gapstate.run.machine import Machine, Status
 from gapstate.spec.load import parse_spec
 
@@ -119,14 +119,6 @@ def test_successors_by_target_group_the_same_steps_as_networkx_lists_neighbours(
         plain, grouped = exploration.successors(config), exploration.successors(config, by_target=True)
         assert sorted(plain) == sorted(grouped)
         assert list(dict.fromkeys(e.target for e in grouped)) == list(exploration.graph.successors(config))
-
-
-def test_concretized_traces_use_fresh_and_repeated_ids_and_post_send_speech():
-    trace = concretize([("loss_voiced", False), ("loss_voiced", True), ("loss_voiced", False), ("evidence_turn", True), ("evidence_turn", False)])
-    assert [e.get("id") for e in trace[:3]] == ["iv-1", "iv-1", "iv-2"]
-    assert trace[3]["speech_start"] > trace[2]["t"]
-    assert trace[4]["speech_start"] == 0
-    assert [e["t"] for e in trace] == sorted(e["t"] for e in trace)
 
 
 def _exploration():

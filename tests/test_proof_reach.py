@@ -90,3 +90,20 @@ def test_a_table_whose_seed_state_no_row_enters_still_replays():
     spec = parse_spec(variant(*NO_REQUESTED), "spec.md")
     run = gapstate.replay(spec, [{"event": "busy_start"}])
     assert run.ok and run.final.state == "CLEAR"
+
+
+def test_a_row_taken_by_an_earlier_one_says_which():
+    from gapstate.proof.reach import why_unreachable
+    from gapstate.proof.explore import explore
+    from gapstate.run.machine import Machine
+    from gapstate.spec.load import parse_spec
+
+    text = variant("CLEAR | busy_end | - | = | noop", "CLEAR | busy_end | - | = | noop\nCLEAR | loss_silent | - | = | noop")
+    table = parse_spec(text, "spec.md").table
+    machine = Machine(table)
+    configs = [c for c in explore(machine).configs() if not c.ended]
+    row = next(r for r in table.rows if str(r) == "CLEAR | loss_silent | - | = | noop")
+    wildcard = line_of(text, "* | loss_silent")
+    assert why_unreachable(machine, configs, table, row) == (
+        f"every reachable valuation it matches is taken by the row at line {wildcard}, written first"
+    )

@@ -1,4 +1,4 @@
-"""Causes and consequences: which findings follow from which, and why a row never fires.
+"""Causes and consequences: which findings follow from which.
 
 One mistake in a table shows as many findings: delete a row and the hole it
 leaves cuts off every row past it, each of them `unreachable`. Fixing the
@@ -8,7 +8,7 @@ another is given that root as its `cause`, and is shown under it.
 
 What "follows from" means is decided on the configuration graph, by asking
 what the table would do if one root finding were mended, without knowing how
-a person would mend it:
+a person would mend it (the walks are `proof.mending`'s):
 
 - *opened*: the steps a root is about (the valuations a hole leaves
   uncovered, the steps of a row that breaks a rule, the valuations two rows
@@ -21,16 +21,13 @@ Roots are tried structural findings first (holes, contradictions, overlaps),
 then broken rules nearest the initial configuration first, so a breach
 downstream of another never claims it. A finding some root explains is a
 consequence; a consequence is never a cause. On a table with one mistake
-this leaves one root, at the mistaken row or the hole it left.
+this leaves one root, at the mistaken row or the hole it left. Why a row
+never fires is `proof.reach.why_unreachable`'s.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable, Iterable
-from itertools import combinations, product
-from math import prod
-from typing import NamedTuple
+from itertools import product
 
 from gapstate.findings import (
     Ambiguous,
@@ -43,9 +40,10 @@ from gapstate.findings import (
     Unreachable,
 )
 from gapstate.proof.explore import Exploration
-from gapstate.run.machine import Machine, Status
-from gapstate.spec.table import STAY, Literal, Row, Table, format_guards
-from gapstate.spec.vocabulary import ACTIONS, COUNTERS, EVENTS, FLAGS, GUARDS, Config
+from gapstate.proof.mending import Walker, suspect
+from gapstate.proof.reach import why_unreachable
+from gapstate.run.machine import Machine
+from gapstate.spec.table import Literal, Row, Table, holds
 
 # Each candidate root costs a walk or two over every configuration, so a table
 # with thousands of findings would take time quadratic in its size. Past this
@@ -53,10 +51,6 @@ from gapstate.spec.vocabulary import ACTIONS, COUNTERS, EVENTS, FLAGS, GUARDS, C
 # (shown each on its own, none hidden); a table with a few mistakes never
 # reaches it (the bundled table's 284 configurations fit about 350 times).
 CAUSE_BUDGET = 100_000
-
-# Up to this many configurations within the caps, a row that cannot fire in
-# any of them is known not to fire without a walk (see `_Walker._may_fire`).
-STATIC_BUDGET = 20_000
 
 
 def attribute(findings: list[Finding], table: Table, machine: Machine, exploration: Exploration) -> None:
@@ -71,7 +65,7 @@ def attribute(findings: list[Finding], table: Table, machine: Machine, explorati
                 finding.reason = why_unreachable(machine, configs, table, rows[finding.line])
     _point_ambiguities(findings, table, exploration)
     _structural(findings, table)
-    walk = _Walker(machine, table, exploration)
+    walk = Walker(machine, table, exploration)
     for root in _candidates(findings, exploration):
         if walk.visited > CAUSE_BUDGET:
             break  # the findings not yet tried stay roots: each is shown on its own
@@ -79,7 +73,7 @@ def attribute(findings: list[Finding], table: Table, machine: Machine, explorati
             continue
         cause = root.as_cause()
         # A root is about its own steps and those of what already follows from it (a hole its guard left).
-        suspects = [s for f in findings if f is root or f.cause == cause if (s := _suspect(f, table, machine)) is not None]
+        suspects = [s for f in findings if f is root or f.cause == cause if (s := suspect(f, table, machine)) is not None]
         if not suspects:
             continue
         cut_off = [f for f in findings if isinstance(f, Unreachable) and f.cause is None]
@@ -131,10 +125,6 @@ def _resolve(findings: list[Finding]) -> None:
 
 
 # Findings that explain others by the table's text alone -----------------------
-
-
-def _holds(literals: Iterable[Literal], values: dict[str, bool]) -> bool:
-    return all(values[lit.guard] == lit.positive for lit in literals)
 
 
 def _point_ambiguities(findings: list[Finding], table: Table, exploration: Exploration) -> None:
@@ -206,10 +196,10 @@ def _narrowing_mends(table: Table, row: Row, state: str) -> bool:
             ok = True
             for values in product((False, True), repeat=len(names)):
                 valuation = dict(zip(names, values))
-                if not _holds(row.guards, valuation):
+                if not holds(row.guards, valuation):
                     continue
-                matching = sum(_holds(r.guards, valuation) for r in others)
-                if (matching > 0) if _holds(narrowed, valuation) else (matching != 1):
+                matching = sum(holds(r.guards, valuation) for r in others)
+                if (matching > 0) if holds(narrowed, valuation) else (matching != 1):
                     ok = False
                     break
             if ok:
@@ -265,222 +255,3 @@ def _structural(findings: list[Finding], table: Table) -> None:
                 if same and near:
                     finding.cause = other.as_cause()
                     break
-
-
-# Walking the graph with one root mended ---------------------------------------
-
-
-class Suspect(NamedTuple):
-    """The steps a root finding is about: steps of `rows` (None: steps no row matches) that `test` accepts.
-
-    `test` is called with the configuration, the event, the chosen guard's
-    value, and whether the step breaks a rule.
-    """
-
-    rows: frozenset[int] | None
-    test: Callable[[Config, str, bool, bool], bool]
-
-
-def _suspect(root: Finding, table: Table, machine: Machine) -> Suspect | None:
-    """The steps a root finding is about; None for a finding that explains nothing."""
-    if isinstance(root, NotTotal):
-        cube = tuple(Literal(g, v) for g, v in root.cube)
-        state, event = root.state, root.event
-
-        def in_hole(config: Config, on: str, choice: bool, broken: bool) -> bool:
-            return on == event and state in ("*", config.state) and _holds(cube, machine.guard_values(config, on, choice)[1])
-
-        return Suspect(None, in_hole)
-    if isinstance(root, Contradiction):
-        row = next(r for r in table.rows if r.line == root.line)
-
-        def uncovered(config: Config, on: str, choice: bool, broken: bool) -> bool:
-            return on == row.event and row.applies_to(config.state)
-
-        return Suspect(None, uncovered)
-    if isinstance(root, Ambiguous):
-        pair = [r for r in table.rows if r.line in root.rows]
-
-        def shared(config: Config, on: str, choice: bool, broken: bool) -> bool:
-            values = machine.guard_values(config, on, choice)[1]
-            return all(_holds(r.guards, values) for r in pair)
-
-        return Suspect(frozenset(root.rows), shared)
-    if isinstance(root, RuleBroken):
-
-        def breaking(config: Config, on: str, choice: bool, broken: bool) -> bool:
-            return broken
-
-        return Suspect(frozenset((root.line,)), breaking)
-    return None
-
-
-class _Walker:
-    """Breadth-first walks over the table's steps, with a root's steps opened or blocked."""
-
-    def __init__(self, machine: Machine, table: Table, exploration: Exploration):
-        self.machine = machine
-        self.exploration = exploration
-        self.visited = 0  # configurations visited by every walk so far
-        # What a missing or mistaken row could do: lead to any state with the actions of any row.
-        actions = dict.fromkeys(r.actions for r in table.rows if not r.invalid)
-        actions.update(dict.fromkeys((name,) for name, act in ACTIONS.items() if act.add or act.sets))
-        self.effects = tuple(dict.fromkeys(machine.effects(acts) for acts in ((), *actions)))
-        self.states = table.states
-        self.rows = {row.line: row for row in table.rows}
-        self._dead: set[int] = set()  # rows no configuration within the caps fires (see `_may_fire`)
-
-    def blocked(self, suspects: list[Suspect]) -> tuple[set[int], set[tuple[str, int]]]:
-        """The rows that fire and the (rule, row) pairs broken when the suspect steps are not taken.
-
-        Only steps that fire a row lead anywhere, so the walk follows the
-        explored graph, minus the suspect steps among them.
-        """
-        by_row = _by_row(suspects)
-
-        def blocked(config: Config, event: str, choice: bool, line: int, broken: bool) -> bool:
-            return any(test(config, event, choice, broken) for test in by_row[line])
-
-        fired, broken, reached = self.exploration.reach_without(by_row, blocked)
-        self.visited += reached
-        return fired, broken
-
-    def opened(self, suspects: list[Suspect], wanted: set[int]) -> set[int]:
-        """The rows of `wanted` that fire when a suspect step may lead anywhere (see `Walker.__init__`).
-
-        The walk stops as soon as every wanted row has fired.
-        """
-        machine = self.machine
-        missing = {line for line in wanted if self._may_fire(line)}
-        if not missing:
-            return set()
-        by_row = _by_row(suspects)
-        unmatched = [s.test for s in suspects if s.rows is None]
-        seen = {machine.initial}
-        queue = deque([machine.initial])
-        # An opened step lands anywhere from the configuration its event leaves; where it
-        # lands depends on that alone, minus the state, so each is opened once.
-        opened: set[tuple] = set()
-        while queue:
-            config = queue.popleft()
-            self.visited += 1
-            if config.ended or not machine.within_caps(config):
-                continue
-            for event in EVENTS:
-                for choice in machine.choices(config, event):
-                    outcome = machine.step_once(config, event, choice)
-                    row = outcome.row
-                    if outcome.status is Status.OK:
-                        assert row is not None
-                        if row.line in missing:
-                            missing.discard(row.line)
-                            if not missing:
-                                return wanted - self._dead
-                        target = outcome.config
-                        if target not in seen:
-                            seen.add(target)
-                            queue.append(target)
-                    tests = unmatched if row is None else by_row.get(row.line)
-                    if not tests or not any(test(config, event, choice, bool(outcome.broken)) for test in tests):
-                        continue
-                    after = machine.after_event(config, event)
-                    if after[1:] in opened:
-                        continue
-                    opened.add(after[1:])
-                    for effects in self.effects:
-                        landed = machine.landing(after, effects, after.state)
-                        for state in self.states:
-                            target = landed._replace(state=state)
-                            if target not in seen:
-                                seen.add(target)
-                                queue.append(target)
-        return wanted - missing - self._dead
-
-    def _may_fire(self, line: int) -> bool:
-        """False when no configuration within the caps matches the row: then no walk fires it.
-
-        Decided by trying every such configuration of the row's states, when
-        they are few (`STATIC_BUDGET`); a row whose event clears a guard it
-        needs, or whose valuations earlier rows all take, is then settled
-        without a walk.
-        """
-        if line in self._dead:
-            return False
-        row = self.rows[line]
-        machine = self.machine
-        caps = machine.caps
-        counters = tuple(COUNTERS)
-        states = [s for s in self.states if row.applies_to(s)]
-        if any(c not in caps for c in counters):
-            return True
-        # an ended session steps no more: only the other flags vary
-        ranges = [states, *(range(caps[c] + 1) for c in counters), *(((False,) if f == "ended" else (False, True)) for f in FLAGS)]
-        if prod(len(values) for values in ranges) > STATIC_BUDGET:
-            return True
-        for fields in product(*ranges):
-            config = Config._make(fields)
-            for choice in machine.choices(config, row.event):
-                if machine.row_at(config, row.event, choice) is row:
-                    return True
-        self._dead.add(line)
-        return False
-
-
-def _by_row(suspects: list[Suspect]) -> dict[int, list[Callable[[Config, str, bool, bool], bool]]]:
-    """The tests of the suspects, by the row whose steps each is about."""
-    by_row: dict[int, list[Callable[[Config, str, bool, bool], bool]]] = {}
-    for suspect in suspects:
-        for line in suspect.rows or ():
-            by_row.setdefault(line, []).append(suspect.test)
-    return by_row
-
-
-# Why a row never fires ---------------------------------------------------------
-
-
-def why_unreachable(machine: Machine, configs: list[Config], table: Table, row: Row) -> str:
-    """Why no reachable configuration fires `row`, in the guards' own words.
-
-    `configs` are the reachable configurations that can still take a step.
-    Either no reachable configuration is in its state (and which rows lead
-    there); or the smallest set of its guards that never hold together there
-    (one guard, for the bundled table's three allowed rows: every reachable
-    DUE configuration still has an attempt left), with the valuations that
-    do occur; or an earlier row takes every valuation it matches.
-    """
-    states = {s for s in table.states if row.applies_to(s)}
-    where = " or ".join(sorted(states)) if row.state != "*" else "any state"
-    here = [c for c in configs if c.state in states]
-    if not here:
-        leads = sorted({r.line for r in table.rows if r.next != STAY and r.next in states and r.next != r.state})
-        if not leads:
-            return f"no row leads to {where}"
-        lines = ", ".join(str(line) for line in leads)
-        return f"no reachable configuration is in {where}: the row{'s' if len(leads) != 1 else ''} leading there (line{'s' if len(leads) != 1 else ''} {lines}) never fire{'s' if len(leads) == 1 else ''}"
-    valuations = [machine.guard_values(c, row.event, choice)[1] for c in here for choice in machine.choices(c, row.event)]
-    count = f"{len(here)} reachable {where} configuration{'s' if len(here) != 1 else ''}"
-    names = [lit.guard for lit in row.guards]
-    occur = sorted({format_guards(tuple(Literal(n, v[n]) for n in names)) for v in valuations})
-    seen = "; the valuations that occur there: " + ", ".join(f"`{v}`" for v in occur)
-    for size in range(1, len(row.guards) + 1):
-        for subset in combinations(row.guards, size):
-            if any(_holds(subset, values) for values in valuations):
-                continue
-            if size == 1:
-                (lit,) = subset
-                always = "true" if not lit.positive else "false"
-                return (
-                    f"`{lit}` never holds on {row.event}: {lit.guard} ({GUARDS[lit.guard].meaning}) "
-                    f"is {always} in every one of the {count}{seen}"
-                )
-            shown = ", ".join(f"`{lit}`" for lit in subset)
-            return f"{shown} never hold together on {row.event} in any of the {count}{seen}"
-    taken = sorted({
-        outcome.row.line
-        for c in here
-        for choice in machine.choices(c, row.event)
-        if _holds(row.guards, machine.guard_values(c, row.event, choice)[1])
-        and (outcome := machine.step(c, row.event, choice)).row is not None
-    })
-    lines = ", ".join(str(line) for line in taken)
-    return f"every reachable valuation it matches is taken by the row{'s' if len(taken) != 1 else ''} at line {lines}, written first"

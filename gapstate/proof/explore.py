@@ -3,21 +3,22 @@
 The environment may send any event the table does not mark `invalid` and
 picks the guards its payload sets (`vocabulary.PAYLOADS`) both ways
 wherever they can be true.
-`concretize` turns a path through the graph into a trace a person can replay.
+`proof.traces.concretize` turns a path through the graph into a trace a person can replay.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Container
 from typing import Any, Iterator, NamedTuple
 
 import networkx as nx
 
 from gapstate.errors import GapstateError
 from gapstate.proof.packing import Packing, Step
+from gapstate.proof.traces import concretize, shortest_walk
 from gapstate.run.machine import Machine, Status
-from gapstate.spec.vocabulary import EVENTS, PAYLOADS, SEEN, Config
+from gapstate.spec.vocabulary import EVENTS, Config
 
 
 class Firing(NamedTuple):
@@ -391,58 +392,3 @@ def _classes(machine: Machine, packing: Packing, initial: int) -> tuple[dict[int
                     seen.add(target)
                     queue.append(target)
     return classes, breaks, implied
-
-
-def concretize(steps: Iterable[tuple[str, bool]]) -> list[dict[str, Any]]:
-    """A replayable trace for abstract steps (event, value of the guard its payload sets).
-
-    Times advance 100 ms a step. A fresh SEEN value (an interval id) is a new
-    one and a repeated one the newest; an AFTER value (speech_start) whose
-    guard holds is 50 ms before its own time, so after every earlier event,
-    and otherwise 0, after nothing.
-    """
-    trace: list[dict[str, Any]] = []
-    issued = 0
-    for index, (event, choice) in enumerate(steps, start=1):
-        item: dict[str, Any] = {"event": event, "t": 100 * index}
-        payload = PAYLOADS.get(event)
-        if payload is not None and payload.reads == SEEN:
-            if not choice:
-                issued += 1
-            item[payload.field] = f"iv-{max(issued, 1)}"
-        elif payload is not None:
-            item[payload.field] = 100 * index - 50 if choice else 0
-        trace.append(item)
-    return trace
-
-
-# Shortest ways to rows -------------------------------------------------------
-#
-# What `witness`, `explain`, test vectors and guided fuzzing ask of the graph:
-# which reachable steps fire a row, the shortest clean trace ending on one,
-# and how far every configuration is from firing it.
-
-
-def shortest_walk(start: Any, goal: Callable[[Any], Any], moves: Callable[[Any], Iterable[tuple[Any, Any]]]) -> tuple[list[Any], Any, Any] | None:
-    """Breadth-first from `start` to the first node where `goal` answers truthily: (steps, node, answer).
-
-    `moves(node)` gives (step, next node) pairs, in a fixed order, so the walk
-    found is the same on every run; None when no reachable node satisfies `goal`.
-    """
-    parent: dict[Any, tuple[Any, Any] | None] = {start: None}
-    queue = deque([start])
-    while queue:
-        node = queue.popleft()
-        found = goal(node)
-        if found:
-            steps: list[Any] = []
-            at = node
-            while parent[at] is not None:
-                at, step = parent[at]  # type: ignore[misc]
-                steps.append(step)
-            return steps[::-1], node, found
-        for step, after in moves(node):
-            if after not in parent:
-                parent[after] = (node, step)
-                queue.append(after)
-    return None

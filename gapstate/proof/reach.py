@@ -1,7 +1,9 @@
-"""Reachability: which rows fire on some reachable configuration, and how.
+"""Reachability: which rows fire on some reachable configuration, and how; why a row never fires.
 """
 
 from __future__ import annotations
+
+from itertools import combinations
 
 from gapstate.findings import (
     AllowanceProblem,
@@ -11,8 +13,8 @@ from gapstate.findings import (
 )
 from gapstate.proof.explore import Exploration, Firing
 from gapstate.run.machine import Machine
-from gapstate.spec.table import Table
-from gapstate.spec.vocabulary import EVENTS
+from gapstate.spec.table import STAY, Literal, Row, Table, format_guards, holds
+from gapstate.spec.vocabulary import EVENTS, GUARDS, Config
 
 
 def reachability(table: Table, exploration: Exploration, skip: set[int]) -> tuple[list[Finding], int]:
@@ -64,3 +66,52 @@ def firings(machine: Machine, exploration: Exploration) -> dict[int, list[Firing
                 if outcome.row is not None:
                     out.setdefault(outcome.row.line, []).append(Firing(config, event, choice, not outcome.broken))
     return out
+
+
+
+def why_unreachable(machine: Machine, configs: list[Config], table: Table, row: Row) -> str:
+    """Why no reachable configuration fires `row`, in the guards' own words.
+
+    `configs` are the reachable configurations that can still take a step.
+    Either no reachable configuration is in its state (and which rows lead
+    there); or the smallest set of its guards that never hold together there
+    (one guard, for the bundled table's three allowed rows: every reachable
+    DUE configuration still has an attempt left), with the valuations that
+    do occur; or an earlier row takes every valuation it matches.
+    """
+    states = {s for s in table.states if row.applies_to(s)}
+    where = " or ".join(sorted(states)) if row.state != "*" else "any state"
+    here = [c for c in configs if c.state in states]
+    if not here:
+        leads = sorted({r.line for r in table.rows if r.next != STAY and r.next in states and r.next != r.state})
+        if not leads:
+            return f"no row leads to {where}"
+        lines = ", ".join(str(line) for line in leads)
+        return f"no reachable configuration is in {where}: the row{'s' if len(leads) != 1 else ''} leading there (line{'s' if len(leads) != 1 else ''} {lines}) never fire{'s' if len(leads) == 1 else ''}"
+    valuations = [machine.guard_values(c, row.event, choice)[1] for c in here for choice in machine.choices(c, row.event)]
+    count = f"{len(here)} reachable {where} configuration{'s' if len(here) != 1 else ''}"
+    names = [lit.guard for lit in row.guards]
+    occur = sorted({format_guards(tuple(Literal(n, v[n]) for n in names)) for v in valuations})
+    seen = "; the valuations that occur there: " + ", ".join(f"`{v}`" for v in occur)
+    for size in range(1, len(row.guards) + 1):
+        for subset in combinations(row.guards, size):
+            if any(holds(subset, values) for values in valuations):
+                continue
+            if size == 1:
+                (lit,) = subset
+                always = "true" if not lit.positive else "false"
+                return (
+                    f"`{lit}` never holds on {row.event}: {lit.guard} ({GUARDS[lit.guard].meaning}) "
+                    f"is {always} in every one of the {count}{seen}"
+                )
+            shown = ", ".join(f"`{lit}`" for lit in subset)
+            return f"{shown} never hold together on {row.event} in any of the {count}{seen}"
+    taken = sorted({
+        outcome.row.line
+        for c in here
+        for choice in machine.choices(c, row.event)
+        if holds(row.guards, machine.guard_values(c, row.event, choice)[1])
+        and (outcome := machine.step(c, row.event, choice)).row is not None
+    })
+    lines = ", ".join(str(line) for line in taken)
+    return f"every reachable valuation it matches is taken by the row{'s' if len(taken) != 1 else ''} at line {lines}, written first"

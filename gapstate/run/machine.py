@@ -197,7 +197,7 @@ class Machine:
         """Where `row` would take the event from `before`, whatever the table matches there.
 
         For asking what a missing or mistaken row could have done (see
-        `proof.causes`); no rule is checked.
+        `proof.mending`); no rule is checked.
         """
         return self.landing(self.after_event(before, event), _effects(row.actions), row.target(before.state))
 

@@ -4,7 +4,7 @@ msgspec decodes the lines straight into `Event`, a typed struct that forbids
 unknown fields, and a whole chunk of lines in one call (see `Events`). The
 reader yields events as it goes and never holds the file. Only what
 reads or builds events imports this module (and msgspec with it): `check`
-writes its traces with `proof.concretize` and reads none.
+writes its traces with `proof.traces.concretize` and reads none.
 """
 
 from __future__ import annotations

@@ -194,8 +194,8 @@ def witness(ways: Ways, row: Row, state: str | None = None) -> RowWitness:
 
 
 def why_unreachable(ways: Ways, row: Row) -> str:
-    """Why no reachable configuration fires `row` (see `proof.causes.why_unreachable`, which `check` shares)."""
-    from gapstate.proof.causes import why_unreachable as why
+    """Why no reachable configuration fires `row` (see `proof.reach.why_unreachable`, which `check` shares)."""
+    from gapstate.proof.reach import why_unreachable as why
 
     assert ways.spec.table is not None
     return why(ways.machine, ways.configurations(set(ways.spec.table.states)), ways.spec.table, row)

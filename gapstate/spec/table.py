@@ -8,6 +8,7 @@ to define, which shows in the start-up of every command.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from heapq import merge
 from typing import NamedTuple
 
@@ -39,6 +40,11 @@ class Literal(NamedTuple):
 
     def __str__(self) -> str:
         return self.guard if self.positive else f"!{self.guard}"
+
+
+def holds(literals: Iterable[Literal], values: Mapping[str, bool]) -> bool:
+    """True when every literal holds in the valuation `values` (guard name -> value)."""
+    return all(values[lit.guard] == lit.positive for lit in literals)
 
 
 def format_guards(literals: tuple[Literal, ...]) -> str:

@@ -409,7 +409,7 @@ def minimize(spec: Spec, trace: tuple[dict[str, Any], ...], error: ReplayError) 
     on the draws that found it. Falls back to the trace as given if its
     canonical form does not fail alike (it always should).
     """
-    from gapstate.proof.explore import concretize
+    from gapstate.proof.traces import concretize
     from gapstate.proof.paths import roadmap
 
     machine = machine_for(spec)

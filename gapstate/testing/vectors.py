@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from gapstate.errors import GapstateError
-from gapstate.proof.explore import Exploration, explore, shortest_walk
+from gapstate.proof.explore import Exploration, explore
+from gapstate.proof.traces import shortest_walk
 from gapstate.proof.reach import firings
 from gapstate.run.machine import Machine, Status
 from gapstate.run.replayer import ReplayResult, machine_for, replay

@@ -1,0 +1,200 @@
+"""Walking the configuration graph with one root finding mended, without knowing how a person would mend it.
+
+`proof.causes` asks two questions of each root finding, about the steps it
+is about (its `Suspect` steps):
+
+- *opened*: which rows fire when those steps may lead anywhere (to any
+  state, with the actions of any row of the table)? A row that then fires,
+  and not otherwise, is cut off by that root;
+- *blocked*: which rows fire, and which rules are broken, when those steps
+  are not taken? A rule broken only past them is downstream of that root.
+
+A blocked walk is part of the explored graph, so it follows the
+exploration's own steps. An opened walk leaves it: it steps the machine, and
+stops as soon as every row it asks about has fired; a row that no
+configuration within the caps fires is settled without a walk.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from itertools import product
+from math import prod
+from typing import NamedTuple
+
+from gapstate.findings import Ambiguous, Contradiction, Finding, NotTotal, RuleBroken
+from gapstate.proof.explore import Exploration
+from gapstate.run.machine import Machine, Status
+from gapstate.spec.table import Literal, Table, holds
+from gapstate.spec.vocabulary import ACTIONS, COUNTERS, EVENTS, FLAGS, Config
+
+# Up to this many configurations within the caps, a row that cannot fire in
+# any of them is known not to fire without a walk (see `Walker._may_fire`).
+STATIC_BUDGET = 20_000
+
+
+
+class Suspect(NamedTuple):
+    """The steps a root finding is about: steps of `rows` (None: steps no row matches) that `test` accepts.
+
+    `test` is called with the configuration, the event, the chosen guard's
+    value, and whether the step breaks a rule.
+    """
+
+    rows: frozenset[int] | None
+    test: Callable[[Config, str, bool, bool], bool]
+
+
+def suspect(root: Finding, table: Table, machine: Machine) -> Suspect | None:
+    """The steps a root finding is about; None for a finding that explains nothing."""
+    if isinstance(root, NotTotal):
+        cube = tuple(Literal(g, v) for g, v in root.cube)
+        state, event = root.state, root.event
+
+        def in_hole(config: Config, on: str, choice: bool, broken: bool) -> bool:
+            return on == event and state in ("*", config.state) and holds(cube, machine.guard_values(config, on, choice)[1])
+
+        return Suspect(None, in_hole)
+    if isinstance(root, Contradiction):
+        row = next(r for r in table.rows if r.line == root.line)
+
+        def uncovered(config: Config, on: str, choice: bool, broken: bool) -> bool:
+            return on == row.event and row.applies_to(config.state)
+
+        return Suspect(None, uncovered)
+    if isinstance(root, Ambiguous):
+        pair = [r for r in table.rows if r.line in root.rows]
+
+        def shared(config: Config, on: str, choice: bool, broken: bool) -> bool:
+            values = machine.guard_values(config, on, choice)[1]
+            return all(holds(r.guards, values) for r in pair)
+
+        return Suspect(frozenset(root.rows), shared)
+    if isinstance(root, RuleBroken):
+
+        def breaking(config: Config, on: str, choice: bool, broken: bool) -> bool:
+            return broken
+
+        return Suspect(frozenset((root.line,)), breaking)
+    return None
+
+
+class Walker:
+    """Breadth-first walks over the table's steps, with a root's steps opened or blocked."""
+
+    def __init__(self, machine: Machine, table: Table, exploration: Exploration):
+        self.machine = machine
+        self.exploration = exploration
+        self.visited = 0  # configurations visited by every walk so far
+        # What a missing or mistaken row could do: lead to any state with the actions of any row.
+        actions = dict.fromkeys(r.actions for r in table.rows if not r.invalid)
+        actions.update(dict.fromkeys((name,) for name, act in ACTIONS.items() if act.add or act.sets))
+        self.effects = tuple(dict.fromkeys(machine.effects(acts) for acts in ((), *actions)))
+        self.states = table.states
+        self.rows = {row.line: row for row in table.rows}
+        self._dead: set[int] = set()  # rows no configuration within the caps fires (see `_may_fire`)
+
+    def blocked(self, suspects: list[Suspect]) -> tuple[set[int], set[tuple[str, int]]]:
+        """The rows that fire and the (rule, row) pairs broken when the suspect steps are not taken.
+
+        Only steps that fire a row lead anywhere, so the walk follows the
+        explored graph, minus the suspect steps among them.
+        """
+        by_row = tests_by_row(suspects)
+
+        def blocked(config: Config, event: str, choice: bool, line: int, broken: bool) -> bool:
+            return any(test(config, event, choice, broken) for test in by_row[line])
+
+        fired, broken, reached = self.exploration.reach_without(by_row, blocked)
+        self.visited += reached
+        return fired, broken
+
+    def opened(self, suspects: list[Suspect], wanted: set[int]) -> set[int]:
+        """The rows of `wanted` that fire when a suspect step may lead anywhere (see `Walker.__init__`).
+
+        The walk stops as soon as every wanted row has fired.
+        """
+        machine = self.machine
+        missing = {line for line in wanted if self._may_fire(line)}
+        if not missing:
+            return set()
+        by_row = tests_by_row(suspects)
+        unmatched = [s.test for s in suspects if s.rows is None]
+        seen = {machine.initial}
+        queue = deque([machine.initial])
+        # An opened step lands anywhere from the configuration its event leaves; where it
+        # lands depends on that alone, minus the state, so each is opened once.
+        opened: set[tuple] = set()
+        while queue:
+            config = queue.popleft()
+            self.visited += 1
+            if config.ended or not machine.within_caps(config):
+                continue
+            for event in EVENTS:
+                for choice in machine.choices(config, event):
+                    outcome = machine.step_once(config, event, choice)
+                    row = outcome.row
+                    if outcome.status is Status.OK:
+                        assert row is not None
+                        if row.line in missing:
+                            missing.discard(row.line)
+                            if not missing:
+                                return wanted - self._dead
+                        target = outcome.config
+                        if target not in seen:
+                            seen.add(target)
+                            queue.append(target)
+                    tests = unmatched if row is None else by_row.get(row.line)
+                    if not tests or not any(test(config, event, choice, bool(outcome.broken)) for test in tests):
+                        continue
+                    after = machine.after_event(config, event)
+                    if after[1:] in opened:
+                        continue
+                    opened.add(after[1:])
+                    for effects in self.effects:
+                        landed = machine.landing(after, effects, after.state)
+                        for state in self.states:
+                            target = landed._replace(state=state)
+                            if target not in seen:
+                                seen.add(target)
+                                queue.append(target)
+        return wanted - missing - self._dead
+
+    def _may_fire(self, line: int) -> bool:
+        """False when no configuration within the caps matches the row: then no walk fires it.
+
+        Decided by trying every such configuration of the row's states, when
+        they are few (`STATIC_BUDGET`); a row whose event clears a guard it
+        needs, or whose valuations earlier rows all take, is then settled
+        without a walk.
+        """
+        if line in self._dead:
+            return False
+        row = self.rows[line]
+        machine = self.machine
+        caps = machine.caps
+        counters = tuple(COUNTERS)
+        states = [s for s in self.states if row.applies_to(s)]
+        if any(c not in caps for c in counters):
+            return True
+        # an ended session steps no more: only the other flags vary
+        ranges = [states, *(range(caps[c] + 1) for c in counters), *(((False,) if f == "ended" else (False, True)) for f in FLAGS)]
+        if prod(len(values) for values in ranges) > STATIC_BUDGET:
+            return True
+        for fields in product(*ranges):
+            config = Config._make(fields)
+            for choice in machine.choices(config, row.event):
+                if machine.row_at(config, row.event, choice) is row:
+                    return True
+        self._dead.add(line)
+        return False
+
+
+def tests_by_row(suspects: list[Suspect]) -> dict[int, list[Callable[[Config, str, bool, bool], bool]]]:
+    """The tests of the suspects, by the row whose steps each is about."""
+    by_row: dict[int, list[Callable[[Config, str, bool, bool], bool]]] = {}
+    for suspect in suspects:
+        for line in suspect.rows or ():
+            by_row.setdefault(line, []).append(suspect.test)
+    return by_row
