@@ -6,7 +6,7 @@ import pytest
 
 import gapstate
 from gapstate.spec.load import parse_spec
-from gapstate.spec.vocabulary import RULES
+from gapstate.spec.rules import RULES
 
 from .support import check_text, labels, line_of, slow_but, variant
 

@@ -7,9 +7,7 @@ from gapstate.findings import (
     Finding,
     RuleBroken,
 )
-from gapstate.spec.vocabulary import (
-    RULES,
-)
+from gapstate.spec.rules import RULES
 
 _RULES = {rule.id: rule for rule in RULES}
 

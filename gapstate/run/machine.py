@@ -16,7 +16,8 @@ from itertools import product
 from typing import NamedTuple
 
 from gapstate.spec import vocabulary
-from gapstate.spec.vocabulary import CHOICE_OF, COMMITS, EVENTS, GUARDS, PAYLOADS, RULES, Config, Rule, Transition
+from gapstate.spec.rules import RULES, Rule, Transition
+from gapstate.spec.vocabulary import CHOICE_OF, COMMITS, EVENTS, GUARDS, PAYLOADS, Config
 from gapstate.spec.table import Row, Table
 
 class Status(StrEnum):

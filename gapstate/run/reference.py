@@ -17,7 +17,8 @@ from typing import Any
 from gapstate.run.machine import Outcome, Status
 from gapstate.spec.source import as_lf
 from gapstate.spec.table import Table
-from gapstate.spec.vocabulary import COMMITS, EVENTS, GUARDS, PAYLOADS, RULES, SEEN, Config, Transition, action
+from gapstate.spec.rules import RULES, Transition
+from gapstate.spec.vocabulary import COMMITS, EVENTS, GUARDS, PAYLOADS, SEEN, Config, action
 
 
 def step(table: Table, before: Config, event: str, choice: bool = False) -> Outcome:

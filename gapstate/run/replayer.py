@@ -18,7 +18,8 @@ import msgspec
 from gapstate.results import Result
 from gapstate.run.ids import SHORT, Ids
 from gapstate.run.machine import Machine, Outcome, Status, compiled
-from gapstate.spec.vocabulary import CHOICE_OF, COUNTERS, PAYLOADS, RULES, SEEN, Config
+from gapstate.spec.rules import RULES
+from gapstate.spec.vocabulary import CHOICE_OF, COUNTERS, PAYLOADS, SEEN, Config
 from gapstate.spec.load import Spec
 
 if TYPE_CHECKING:
