@@ -1,29 +1,12 @@
-"""The grammar and the block finder: syntax errors name the spec's own line and column."""
+"""The grammar and the transformer: each line of the block read on its own, errors at the spec's own line and column."""
 
 from __future__ import annotations
 
 import pytest
 
-from gapstate.spec.parser import KNOWN_MISTAKES, parse_text
+from gapstate.spec.parser import parse_text
 
 from .support import SPEC_TEXT, assert_findings, check_text, line_of, table, variant, without_diagram
-
-KNOWN = [(label, example) for label, examples in KNOWN_MISTAKES.items() for example in examples]
-
-
-@pytest.mark.parametrize("label, example", KNOWN, ids=[e for _, e in KNOWN])
-def test_each_known_mistake_is_labelled(label, example):
-    text = table(example)
-    [finding] = parse_text(text).findings
-    assert finding.kind == "parse_error"
-    assert finding.message.startswith(label)
-
-
-def test_an_unlabelled_error_still_says_what_was_expected_and_found():
-    [finding] = parse_text(table("CLEAR | a b | - | = | noop")).findings
-    assert finding.message == "expected '|', found 'b'"
-    assert finding.column == 11
-
 
 def test_columns_count_from_the_start_of_the_file_line_including_indentation():
     [finding] = parse_text(table("    CLEAR | busy_end | - | = | noop extra")).findings
@@ -72,88 +55,6 @@ def test_an_unclosed_fence_runs_to_the_end_of_the_file():
 def test_a_header_only_table_has_no_rows():
     [finding] = parse_text("```\n# state | event | guards | next | actions\n```\n").findings
     assert (finding.line, finding.message) == (2, "the table has no rows")
-
-
-def test_a_header_below_a_comment_is_pointed_at_not_reported_as_no_table():
-    text = "Prose.\n\n```\n# the table\n# state | event | guards | next | actions\n* | busy_start | - | = | noop\n```\n"
-    [finding] = parse_text(text).findings
-    assert (finding.line, finding.column) == (5, 1)
-    assert "the fenced block at line 3 holds the header at line 5" in finding.message
-
-
-SHELL_BLOCK = "```sh\n# replay | count\ngapstate replay t.jsonl | wc -l\n```\n"
-
-
-@pytest.mark.parametrize("where", ["before", "after"])
-def test_a_code_block_whose_first_line_is_a_comment_with_a_bar_is_prose(where):
-    text = SHELL_BLOCK + "\n" + SPEC_TEXT if where == "before" else SPEC_TEXT + "\n" + SHELL_BLOCK
-    parsed = parse_text(text)
-    assert parsed.findings == ()
-    assert len(parsed.table.rows) == 67
-
-
-@pytest.mark.parametrize("first", [
-    "# replay | count",
-    "# a | b | c | d | e",
-    "#!/bin/sh",
-    "# pipe the state | into jq",
-    "# state, event, guards, next, actions",  # no bar: a sentence, not a header
-])
-def test_an_ordinary_code_block_is_never_taken_for_a_mistyped_header(first):
-    [finding] = parse_text(f"Prose.\n\n```sh\n{first}\necho hi | wc -l\n```\n").findings
-    assert (finding.line, finding.column) == (1, 1)
-    assert finding.message.startswith("no transition table")
-
-
-@pytest.mark.parametrize("header, words", [
-    ("# STATE | EVENT | GUARDS | NEXT | ACTIONS", "'STATE' where 'state' belongs"),
-    ("# state | evnt | guards | next | actions", "'evnt' where 'event' belongs"),
-    ("# state | event | next | actions", "the 'guards' column is missing"),
-    ("# state | event | guards | next | action", "'action' where 'actions' belongs"),
-    ("# state | event | guards | next | actions | notes", "'notes' after 'actions'"),
-    ("# state | event | guards", "the 'next' column is missing"),
-    ("#state|event|guard|next|actions", "'guard' where 'guards' belongs"),
-])
-def test_a_near_miss_of_the_header_is_a_header_mistake_not_no_table(header, words):
-    [finding] = parse_text(f"Prose.\n\n```\n{header}\nCLEAR | busy_end | - | = | noop\n```\n").findings
-    assert finding.line == 4
-    assert finding.message.startswith("the header must read `# state | event | guards | next | actions`")
-    assert words in finding.message
-    assert "no transition table" not in finding.message
-
-
-def test_the_header_is_whitespace_free():
-    parsed = parse_text("```\n  #state|event |guards|  next|actions  \n* | busy_start | - | = | noop\n```\n")
-    assert parsed.findings == ()
-    assert len(parsed.table.rows) == 1
-
-
-def test_a_near_miss_beside_a_real_table_is_prose():
-    text = SPEC_TEXT + "\n```\n# state | event | guard | next | actions\nOPEN | busy_end | - | = | noop\n```\n"
-    parsed = parse_text(text)
-    assert parsed.findings == ()
-
-
-# messages in the user's words ---------------------------------------------------
-
-PARSER_WORDS = ("<END-OF-FILE>", "$END", "found 'prose'", "Token(", "NAME", "ANY_STATE")
-
-
-@pytest.mark.parametrize("line, column, words", [
-    ("@cap session_requests 3  # three", 26, "a comment goes on a line of its own"),
-    ("CLEAR | busy_end | - | = | noop  # why", 34, "a comment goes on a line of its own"),
-    ("CLEAR | busy_end | - | =", 25, "a row has five columns"),
-    ("| CLEAR | busy_end | - | = | noop |", 1, "write rows without the outer '|' of a markdown table: `CLEAR | busy_end | - | = | noop`"),
-    ("CLEAR | busy_end | - | = | noop |", 33, "write rows without the outer '|'"),
-    ("OPÉN | busy_end | - | = | noop", 3, "names are ASCII letters, digits and '_'; 'É' is not one of them"),
-    ("@cap session_requests 3.5", 24, "'@cap' takes a counter name and a whole number"),
-    ("CLEAR | busy_end | - | = | noop,", 33, "a ',' must be followed by another name"),
-])
-def test_a_bad_line_is_described_in_the_table_s_terms(line, column, words):
-    [finding] = parse_text(table(line)).findings
-    assert finding.column == column
-    assert words in finding.message
-    assert not [w for w in PARSER_WORDS if w in finding.message]
 
 
 def test_an_unclosed_fence_with_prose_after_the_table_says_so_once():
