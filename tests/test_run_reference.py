@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import gapstate
 from gapstate.errors import GapstateError
-from gapstate.run import reference, trace
+from gapstate.run import lines as line_reader, reference, trace
 from gapstate.run.replayer import Session, machine_for
 from gapstate.run.trace import Event
 from gapstate.spec.vocabulary import COUNTERS, EVENTS, FLAGS, Config
@@ -87,12 +87,12 @@ def _lines():
 @contextmanager
 def chunks_of(size):
     """The reader's chunk size set to `size` bytes (drawn by Hypothesis, so not pytest's monkeypatch)."""
-    saved = trace._CHUNK
-    trace._CHUNK = size
+    saved = line_reader.CHUNK
+    line_reader.CHUNK = size
     try:
         yield
     finally:
-        trace._CHUNK = saved
+        line_reader.CHUNK = saved
 
 
 @settings(max_examples=150)
@@ -101,7 +101,7 @@ def test_the_chunked_reader_reads_as_the_plain_reader(lines, chunk, bom):
     data = (b"\xef\xbb\xbf" if bom else b"") + "".join(line + "\n" for line in lines).encode("utf-8", "surrogatepass")
     expected, bad = reference.read(data)
     with chunks_of(chunk):
-        reader = trace.Events("<t>", trace._file_batches(io.BytesIO(data), "<t>"))
+        reader = trace.Events("<t>", line_reader.file_batches(io.BytesIO(data), "<t>"))
         try:
             got = [{k: getattr(e, k) for k in reference.FIELDS if getattr(e, k) is not trace.UNSET} for e in reader]
         except GapstateError as error:

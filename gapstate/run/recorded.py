@@ -25,20 +25,10 @@ import msgspec
 from msgspec import UNSET
 
 from gapstate.errors import GapstateError
+from gapstate.run.lines import BLANK, file_batches, object_ends
+from gapstate.run.malformed import check_event, diagnose, kind, repeated, shape, text_of
 from gapstate.run.replayer import Session, Step, Stop
-from gapstate.run.trace import (
-    Event,
-    _BLANK,
-    _check,
-    _file_batches,
-    _kind,
-    _object_ends,
-    _repeated,
-    _shape,
-    _text,
-    diagnose,
-    read_trace,
-)
+from gapstate.run.trace import Event, read_trace
 from gapstate.spec.source import label, open_lines
 
 # A log is hostile input too: the sessions it may open, and how long a session's name may be.
@@ -149,7 +139,7 @@ def _replay_log(machine: Any, path: str, split_by: str, tally: Tally, keep_going
     sessions: dict[str, _Open] = {}
     try:
         number = 0
-        for chunk, lines in _file_batches(open_lines(path), source):
+        for chunk, lines in file_batches(open_lines(path), source):
             first = number + 1
             number += len(lines)
             items, problem = _decode(decoder, chunk, lines, first, split_by)
@@ -168,7 +158,7 @@ def _replay_log(machine: Any, path: str, split_by: str, tally: Tally, keep_going
                     live = sessions[name] = _Open(Session(machine), *tally())
                 if live.bad is not None:
                     continue
-                wrong = _check(raw, live.last, UNSET, "")
+                wrong = check_event(raw, live.last, UNSET, "")
                 if wrong is not None:
                     live.bad = UnusableTrace(f"{source}#{name}", line, f"session {name}: {wrong[0]}", source)
                     if not keep_going:
@@ -205,30 +195,30 @@ def _decode(decoder: Any, chunk: bytes, lines: Any, first: int, split_by: str) -
         decoded = decoder.decode_lines(chunk)
     except msgspec.MsgspecError:
         decoded = None
-    if decoded is not None and len(decoded) == len(lines) == _object_ends(chunk):
+    if decoded is not None and len(decoded) == len(lines) == object_ends(chunk):
         # every key needs a ':', so a chunk with no more of them than fields set repeats none
         fields = sum(2 + (raw.t is not UNSET) + (raw.id is not UNSET) + (raw.speech_start is not UNSET) for raw in decoded)
         if chunk.count(b":") == fields:
             return [(raw, first + i) for i, raw in enumerate(decoded)], None
     items: list[tuple[Any, int]] = []
     for number, data in enumerate(lines, start=first):
-        if data is _BLANK:
+        if data is BLANK:
             continue
         try:
             raw = decoder.decode(data)
         except msgspec.MsgspecError:
             message, column = _diagnose(data, split_by)
             return items, _FileProblem(number, message, column)
-        repeated = _repeated(raw, data)
-        if repeated is not None:
-            return items, _FileProblem(number, *repeated)
+        twice = repeated(raw, data)
+        if twice is not None:
+            return items, _FileProblem(number, *twice)
         items.append((raw, number))
     return items, None
 
 
 def _diagnose(data: bytes, split_by: str) -> tuple[str, int | None]:
     """What is wrong with a line of a log that the decoder refused, in the trace's words."""
-    text = _text(data)
+    text = text_of(data)
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as bad:
@@ -238,14 +228,14 @@ def _diagnose(data: bytes, split_by: str) -> tuple[str, int | None]:
     except (ValueError, RecursionError):
         return diagnose(text)
     if not isinstance(value, dict):
-        return _shape(value, text)
+        return shape(value, text)
     if split_by not in value:
         return f"no '{split_by}' field: with --split-by {split_by} every line names its session", 1
     key = value.pop(split_by)
     if isinstance(key, bool) or not isinstance(key, (str, int)):
         column = text.find(f'"{split_by}"')
-        return f"'{split_by}' must be a string or an integer (the session), not {_kind(key)}", column + 1 if column >= 0 else None
-    return _shape(value, text)
+        return f"'{split_by}' must be a string or an integer (the session), not {kind(key)}", column + 1 if column >= 0 else None
+    return shape(value, text)
 
 
 # Worker processes ------------------------------------------------------------------------------

@@ -1,0 +1,226 @@
+"""What is wrong with a line of a trace, in the trace's words, and the one error listing every such line.
+
+The checks a decoded event must pass (a known event, time that does not go
+back, the payload field its event needs, no field given twice) and the
+diagnosis of a line the decoder refused (not JSON, a field of the wrong
+kind, out of range), with no decoder text. The reader (`run.trace`) calls
+them on the slow path, a line at a time; its fast path does the same checks
+inline, and tests/test_run_reference.py holds both to a plain reference.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from msgspec import UNSET
+
+from gapstate.errors import GapstateError, Problem
+from gapstate.spec.source import long_number
+from gapstate.spec.vocabulary import EVENTS, PAYLOADS, closest
+
+if TYPE_CHECKING:
+    from gapstate.run.trace import Event
+
+# The latest time a trace may give, in ms: a signed 64-bit integer, as
+# implementations keep it. Every way in (file, stdin, dicts, vectors) is
+# held to it by `Event`, so all say the same.
+LATEST = 2**63 - 1
+
+
+FIELDS = ("event", "t", "id", "speech_start")
+# The field each event requires: the one its payload sets a guard from.
+NEEDS = {event: payload.field for event, payload in PAYLOADS.items()}
+assert set(NEEDS.values()) <= set(FIELDS), "a payload field the trace format lacks"
+KNOWN = ", ".join(EVENTS)
+
+# A trace with more malformed lines than this is reported by its first ones
+# and a count of the rest, as a compiler stops listing errors.
+MAX_PROBLEMS = 20
+
+
+def kind(value: Any) -> str:
+    """A JSON value's kind, as a person would name it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int):
+        return "a whole number"
+    if isinstance(value, float):
+        return "a number with a fraction"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+_JSON_WORDS = (
+    ("Extra data", "more than one JSON value on this line; a trace has one event object a line"),
+    ("Expecting property name enclosed in double quotes", "expected a field name in double quotes (JSON has no trailing commas)"),
+    ("Expecting ',' delimiter", "expected ',' between fields"),
+    ("Expecting ':' delimiter", "expected ':' after a field name"),
+    ("Unterminated string", "a string is not closed"),
+    ("Invalid control character", "a control character (such as a tab) inside a string"),
+    ("Invalid \\escape", "a backslash escape JSON does not know"),
+    ("Expecting value", "expected a JSON value"),
+)
+
+
+def field_column(text: str, key: str) -> int | None:
+    at = text.find(f'"{key}"')
+    return at + 1 if at >= 0 else None
+
+
+def diagnose(text: str) -> tuple[str, int | None]:
+    """What is wrong with a line the decoder refused, in the trace's words (no decoder text), and a column."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        if text.rstrip().endswith(","):
+            try:
+                json.loads(text.rstrip()[:-1])
+            except json.JSONDecodeError:
+                pass
+            else:
+                return "a ',' after the event: JSON Lines puts nothing between lines", len(text.rstrip())
+        if error.msg.startswith("Extra data") and text.lstrip().startswith('"'):
+            return "a field on a line of its own, outside an event object", 1
+        if error.pos >= len(text.rstrip()) and text.lstrip().startswith(("{", "[")):
+            # `{` alone, or `{"event": "x",`: not a trailing comma, a line break.
+            return (
+                "not valid JSON: the event object is not closed on this line; a trace has each event object on one line "
+                "(pretty-printed JSON is not a trace)",
+                len(text.rstrip()) + 1,
+            )
+        words = next((said for known, said in _JSON_WORDS if error.msg.startswith(known)), error.msg.lower())
+        return f"not valid JSON: {words}", error.colno
+    except RecursionError:
+        return "not valid JSON: nested too deeply", 1
+    except ValueError:  # a number Python will not convert (4,300 digits and more)
+        at = long_number(text)
+        return "a number too long to be read", None if at is None else at + 1
+    return shape(value, text)
+
+
+def shape(value: Any, text: str) -> tuple[str, int | None]:
+    """What is wrong with a parsed line's value (kinds, names, ranges)."""
+    if not isinstance(value, dict):
+        return f"expected an event object, found {kind(value)}", 1
+    for key in value:
+        if key not in FIELDS:
+            return f"unknown field '{key}' (allowed: {', '.join(FIELDS)})", field_column(text, key)
+    if "event" not in value:
+        return "missing the 'event' field", 1
+    if not isinstance(value["event"], str):
+        return f"'event' must be a string naming an event, not {kind(value['event'])}", field_column(text, "event")
+    for key in ("t", "speech_start"):
+        if key in value:
+            number = value[key]
+            if isinstance(number, float):
+                # 1e3 and 1000.0 are whole in value, but a trace writes integers only.
+                return (
+                    f"'{key}' must be an integer number of milliseconds, written without an exponent or fraction",
+                    field_column(text, key),
+                )
+            if isinstance(number, bool) or not isinstance(number, int):
+                return f"'{key}' must be a whole number of milliseconds, not {kind(number)}", field_column(text, key)
+            if number < 0:
+                return f"'{key}' must not be negative ({number})", field_column(text, key)
+            if number > LATEST:
+                return f"'{key}' is past the latest time a trace may give ({LATEST} ms): {number}", field_column(text, key)
+    if "id" in value:
+        if not isinstance(value["id"], str):
+            return f"'id' must be a string (the interval id), not {kind(value['id'])}", field_column(text, "id")
+        if not value["id"]:
+            return "'id' must not be empty", field_column(text, "id")
+        try:
+            value["id"].encode("utf-8")
+        except UnicodeEncodeError:
+            return "'id' must be Unicode text: it holds a lone surrogate escape (\\ud800 to \\udfff)", field_column(text, "id")
+    return "not a valid event", 1
+
+
+def check_event(raw: Any, last: int, unset: Any, text: str) -> tuple[str, int | None] | None:
+    """What is wrong with a decoded line, given the previous event's time; fills in `t`."""
+    name = raw.event
+    if name not in EVENTS:
+        close = closest(name, EVENTS)
+        hint = f"did you mean '{close}'?" if close else f"expected one of: {KNOWN}"
+        return f"unknown event '{name}'; {hint}", field_column(text, "event")
+    t = raw.t
+    if t is unset:
+        raw.t = last
+    elif t < last:
+        return f"'t' goes back in time: {t} after {last}", field_column(text, "t")
+    payload = PAYLOADS.get(name)
+    if payload is not None and getattr(raw, payload.field) is unset:
+        article = "an" if payload.field[0] in "aeiou" else "a"
+        return f"{name} needs {article} '{payload.field}' ({payload.says})", 1
+    return None
+
+
+def file_hint(problems: list[Problem]) -> str:
+    """The mistake behind the whole file, when its lines show one: an array, or pretty-printed JSON."""
+    first = problems[0].text.strip()
+    if first.startswith("["):
+        return "the file looks like a JSON array; a trace is JSON Lines, one event object a line (jq -c '.[]' FILE)"
+    if first in ("{", "}", "},") or first.startswith('"'):
+        return "the file looks like pretty-printed JSON; a trace has each event object on one line (jq -c . FILE)"
+    return ""
+
+
+def unusable(source: str, problems: list[Problem], more: int, hint: str) -> GapstateError:
+    """One error for every malformed line found: the first's place, a count and a hint in the message."""
+    first = problems[0]
+    count = len(problems) + more
+    if count == 1:
+        message = first.message + (f"; {hint}" if hint else "")
+        return GapstateError(message, source, first.line, first.column, problems=tuple(problems))
+    message = f"{count} malformed lines, the first here" + (f"; {hint}" if hint else "")
+    if more:
+        message += f" (the first {len(problems)} are listed)"
+    return GapstateError(message, source, first.line, first.column, problems=tuple(problems))
+
+
+def text_of(data: Any) -> str:
+    if isinstance(data, bytes):
+        return data.decode("utf-8", "replace").rstrip("\r\n")
+    try:
+        return json.dumps(data)
+    except (TypeError, ValueError):
+        return repr(data)
+
+
+def repeated(raw: Event, data: Any) -> tuple[str, int | None] | None:
+    """The field a line names twice, when it has more ':' than `raw` has fields set; None when none is.
+
+    msgspec keeps the last of two equal keys without a word, so a line such
+    as `{"event":"loss_voiced","id":"a","event":"busy_start"}` would replay
+    as busy_start. Every key needs a ':', so a line with no more of them than
+    fields set repeats nothing; only the rest (a ':' inside a string, or a
+    repeat) is decoded again to look.
+    """
+    if not isinstance(data, bytes):
+        return None  # a dict cannot repeat a key
+    fields = 1 + (raw.t is not UNSET) + (raw.id is not UNSET) + (raw.speech_start is not UNSET)
+    if data.count(b":") <= fields:
+        return None
+    text = data.decode("utf-8")
+    seen: set[str] = set()
+    repeated: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        for key, _ in items:
+            if key in seen and not repeated:
+                repeated.append(key)
+            seen.add(key)
+        return dict(items)
+
+    json.loads(text, object_pairs_hook=pairs)
+    if not repeated:
+        return None
+    key = repeated[0]
+    written = list(re.finditer(r'"' + re.escape(key) + r'"\s*:', text))  # fewer when a key is escaped
+    column = written[1].start() + 1 if len(written) > 1 else None
+    return f"the field '{key}' appears twice in one event; give each field once", column
