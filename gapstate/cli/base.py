@@ -76,7 +76,7 @@ class UnusableInput(click.ClickException):
         if self.fmt == "json":
             say(error_json(self.error))
         elif self.fmt == "github":
-            from gapstate.review.github import error_github
+            from gapstate.cli.render.github import error_github
 
             say(error_github(self.error))
 

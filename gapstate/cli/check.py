@@ -137,7 +137,7 @@ def check(
         worst = max(worst, 0 if result.ok or exit_zero else 1)
     outcomes = [outcome for _, outcome in checked]
     if fmt == "github":
-        from gapstate.review.github import check_github
+        from gapstate.cli.render.github import check_github
 
         annotations = check_github(outcomes)
         if annotations:

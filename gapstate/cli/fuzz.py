@@ -110,7 +110,7 @@ def fuzz(
             say("\n".join(trace_lines(found.trace)))
         say(fuzz_text(result, saved, with_trace=False), err=True)
     elif fmt == "github":
-        from gapstate.review.github import fuzz_github
+        from gapstate.cli.render.github import fuzz_github
 
         annotations = fuzz_github(result)
         if annotations:

@@ -6,7 +6,7 @@ control character could move the cursor or recolour the terminal, and a
 line break could start a line of gapstate's own output, or a GitHub
 workflow command (`::error ...`, `::add-mask::`, `::stop-commands::`).
 
-Two layers, one escape:
+Two layers, one escape (`gapstate.words`, where the API's text is written too):
 - `escape` shows every control character (C0, DEL, C1), line and paragraph
   separator and bidirectional override as a backslash escape, line feeds
   included. Renderers pass each piece of input they put into text through
@@ -20,39 +20,14 @@ too, so there is one way out.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
 import click
 
-# C0 and C1 controls, DEL, U+2028/2029, the invisible marks that reorder
-# text on screen (U+061C, U+200E/F, U+202A-E, U+2066-9), and the lone
-# surrogates that stand for the bytes of a file name that is not UTF-8.
-_OTHERS = "\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
-_ANY = re.compile(f"[\x00-\x1f{_OTHERS}]")
-_BUT_LF = re.compile(f"[\x00-\x09\x0b-\x1f{_OTHERS}]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+from gapstate.words import escape, escape_lines
 
-
-def _escaped(match: re.Match[str]) -> str:
-    char = match.group()
-    named = _NAMED.get(char)
-    if named is not None:
-        return named
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def escape(text: object) -> str:
-    """`text` on one line, every control character, separator and direction mark shown as an escape."""
-    shown = str(text)
-    return _ANY.sub(_escaped, shown) if _ANY.search(shown) else shown
-
-
-def escape_lines(text: str) -> str:
-    """As `escape`, but the line feeds stay: for text whose lines a renderer built."""
-    return _BUT_LF.sub(_escaped, text) if _BUT_LF.search(text) else text
+__all__ = ["escape", "escape_lines", "say", "say_json", "say_lines"]
 
 
 def say(text: str, err: bool = False, nl: bool = True) -> None:

@@ -85,7 +85,7 @@ def diff(paths: tuple[str, ...], revision: str | None, traces: tuple[str, ...], 
     if fmt == "json":
         say_json(result.to_dict())
     elif fmt == "github":
-        from gapstate.review.github import diff_github
+        from gapstate.cli.render.github import diff_github
 
         shown = diff_github(result)
         if shown:

@@ -93,7 +93,7 @@ def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, replay_pat
     answer within --timeout) or the spec, vectors or trace cannot be used.
     """
     from gapstate.cli.render import to_json, trace_lines
-    from gapstate.cli.render.testing import conform_text
+    from gapstate.testing.report import conform_text
     from gapstate.testing.conformance import conform as run
     from gapstate.testing.protocol import Child
     from gapstate.testing.vectors import builtin, load_trace

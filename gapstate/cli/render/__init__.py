@@ -9,6 +9,10 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator
 
+from gapstate.words import nth, plural, trace_lines
+
+__all__ = ["json_chunks", "nth", "plural", "to_json", "trace_lines"]
+
 
 def to_json(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2)
@@ -30,19 +34,3 @@ def json_chunks(document: dict[str, Any]) -> Iterator[str]:
             yield "".join(pieces)
             pieces, size = [], 0
     yield "".join(pieces)
-
-
-def trace_lines(trace: Any) -> list[str]:
-    """A trace as JSON Lines, the format `gapstate replay` reads."""
-    return [json.dumps(event) for event in trace]
-
-
-def plural(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def nth(index: int) -> str:
-    """A 0-based index as people count: 0 is '1st', 10 is '11th' (the JSON keeps the index)."""
-    n = index + 1
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"

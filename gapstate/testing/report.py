@@ -1,12 +1,11 @@
-"""`gapstate conform`: where an implementation diverged."""
+"""`gapstate conform`'s text, which `ConformResult.report()` gives the Python API too: where an implementation diverged."""
 
 from __future__ import annotations
 
 import json
 from typing import TYPE_CHECKING
 
-from gapstate.cli.output import escape
-from gapstate.cli.render import plural, trace_lines
+from gapstate.words import escape, plural, trace_lines
 
 if TYPE_CHECKING:
     from gapstate.testing.conformance import ConformResult

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from gapstate.review.github import command, escape_data, escape_property
+from gapstate.cli.render.github import command, escape_data, escape_property
 
 from .support import DEFECTIVE, ROOT, golden, in_root
 

@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from gapstate.cli.render.review import change_lines
 from gapstate.errors import GapstateError, Unusable
 
 if TYPE_CHECKING:
@@ -93,8 +94,6 @@ def diff_github(result: Any) -> str:
     elsewhere; a change with no line in the new table (a row or cap
     removed) is annotated on the file as a whole.
     """
-    from gapstate.cli.render.review import change_lines
-
     notes: dict[int | None, list[str]] = {}
     for change in result.changes:
         if change.kind == "behaviour":

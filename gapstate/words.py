@@ -1,0 +1,57 @@
+"""How gapstate writes for people: input shown on one line and never obeyed, nouns counted, traces as JSON Lines.
+
+Plain text functions with no output of their own, so that the CLI's
+renderers (`gapstate.cli.render`) and the text a result gives the Python
+API (`ConformResult.report()`) write the same way; only the CLI prints
+(`gapstate.cli.output.say`, where why the escaping matters is told).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+# C0 and C1 controls, DEL, U+2028/2029, the invisible marks that reorder
+# text on screen (U+061C, U+200E/F, U+202A-E, U+2066-9), and the lone
+# surrogates that stand for the bytes of a file name that is not UTF-8.
+_OTHERS = "\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+_ANY = re.compile(f"[\x00-\x1f{_OTHERS}]")
+_BUT_LF = re.compile(f"[\x00-\x09\x0b-\x1f{_OTHERS}]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape(text: object) -> str:
+    """`text` on one line, every control character, separator and direction mark shown as an escape."""
+    shown = str(text)
+    return _ANY.sub(_escaped, shown) if _ANY.search(shown) else shown
+
+
+def escape_lines(text: str) -> str:
+    """As `escape`, but the line feeds stay: for text whose lines a renderer built."""
+    return _BUT_LF.sub(_escaped, text) if _BUT_LF.search(text) else text
+
+
+def trace_lines(trace: Any) -> list[str]:
+    """A trace as JSON Lines, the format `gapstate replay` reads."""
+    return [json.dumps(event) for event in trace]
+
+
+def plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def nth(index: int) -> str:
+    """A 0-based index as people count: 0 is '1st', 10 is '11th' (the JSON keeps the index)."""
+    n = index + 1
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
