@@ -47,7 +47,7 @@ def witness(address: str, spec_path: str | None, fmt: str) -> int:
     row (the trace then ends on the refused event); 2 for no such row.
     """
     from gapstate.cli.render import to_json, trace_lines
-    from gapstate.cli.render.seeing import witness_note
+    from gapstate.cli.render.seeing import witness_summary
     from gapstate.seeing.witness import locate
     from gapstate.seeing.witness import witness as find
 
@@ -57,9 +57,7 @@ def witness(address: str, spec_path: str | None, fmt: str) -> int:
         say(to_json(result.to_dict()))
     elif result.trace is not None:
         say("\n".join(trace_lines(result.trace)))
-    note = witness_note(result)
-    if note is not None:
-        say(f"gapstate witness: {note}", err=True)
+    say(witness_summary(result, ways.spec.path), err=True)
     return 0 if result.ok else 1
 
 
@@ -192,6 +190,8 @@ def graph(
         fired = {line for line, count in result.fired.items() if count}
     diagram = build(table, all_rows=all_rows, fired=fired)
     say(mermaid(diagram) if fmt == "mermaid" else dot(diagram), nl=False)
+    edges = len(diagram.edges)
+    say(f"gapstate graph: {escape(spec.path)}: {len(diagram.states)} states, {edges} edge{'s' if edges != 1 else ''}", err=True)
     return 0
 
 

@@ -12,10 +12,11 @@ if TYPE_CHECKING:
 
 
 def fuzz_text(result: FuzzResult, saved: str | None = None, with_trace: bool = True) -> str:
-    """The run, the failure and its shrunk trace as paste-ready JSON Lines, the row coverage, the verdict."""
+    """The failure and its shrunk trace as paste-ready JSON Lines, the row coverage, then the summary line: the run and its verdict."""
     seeds = result.seeds
     named = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]} to {seeds[-1]} ({len(seeds)} workers)"
-    lines = [f"gapstate fuzz: {escape(result.spec)}: {named}: {result.examples} traces, {result.events} events"]
+    summary = f"gapstate fuzz: {escape(result.spec)}: {named}: {result.examples} traces, {result.events} events"
+    lines = []
     found = result.counterexample
     if found is not None:
         lines.append(f"{found.kind} at event {found.index + 1} of {len(found.trace)}: {found.message}")
@@ -35,9 +36,11 @@ def fuzz_text(result: FuzzResult, saved: str | None = None, with_trace: bool = T
     lines.append(coverage)
     if missed:
         lines.append("never fired: rows at lines " + ", ".join(str(line) for line in missed))
-    if found is None:
-        if result.gate_failed:
-            lines.append(f"no rule broken, but the coverage gate failed: {len(missed)} reachable row{'s' if len(missed) != 1 else ''} never fired")
-        else:
-            lines.append("no rule broken")
+    if found is not None:
+        verdict = f"{found.kind} at event {found.index + 1} of {len(found.trace)}"
+    elif result.gate_failed:
+        verdict = f"no rule broken, but the coverage gate failed: {len(missed)} reachable row{'s' if len(missed) != 1 else ''} never fired"
+    else:
+        verdict = "no rule broken"
+    lines.append(f"{summary}: {verdict}")
     return "\n".join(lines)

@@ -17,28 +17,25 @@ if TYPE_CHECKING:
 # witness --------------------------------------------------------------------
 
 
-def witness_note(result: RowWitness) -> str | None:
-    """What goes to stderr beside a witness: why the row does not fire, or that the way there breaks a rule."""
+def witness_summary(result: RowWitness, spec: str) -> str:
+    """The summary line, on stderr beside the trace on stdout: the row, and its trace's length or why it does not fire."""
     row = result.row
-    head = f"row at line {row.line} (`{row}`)"
+    head = f"gapstate witness: {escape(spec)}: row at line {row.line} (`{row}`)"
     if result.reason is not None:
         return f"{head}: {result.reason}"
+    count = len(result.trace or ())
     if result.detour:
-        return f"{head}: every way there breaks a rule first; this is the shortest regardless"
-    return None
+        return f"{head}: every way there breaks a rule first; this is the shortest regardless ({count} event{'s' if count != 1 else ''})"
+    return f"{head}: fires at the end of a trace of {count} event{'s' if count != 1 else ''}"
 
 
 # coverage -------------------------------------------------------------------
 
 
 def coverage_lines(result: CoverageResult, rows: dict[int, str]) -> Iterator[str]:
-    """Every reachable row with how often it fired, then the rows never fired and the traces that stopped, line by line."""
+    """Every reachable row with how often it fired, the rows never fired and the traces that stopped, then the summary line."""
     fired = result.fired
     never = result.never
-    yield (
-        f"gapstate coverage: {result.traces} trace{'s' if result.traces != 1 else ''}, {result.events} events: "
-        f"fired {len(result.reachable) - len(never)} of {len(result.reachable)} reachable rows"
-    )
     width = max((len(str(n)) for n in fired.values()), default=1)
     for line in sorted(fired):
         mark = "  never" if not fired[line] else ""
@@ -57,13 +54,17 @@ def coverage_lines(result: CoverageResult, rows: dict[int, str]) -> Iterator[str
         for bad in result.unusable:
             where = escape(bad.trace) if bad.line is None else f"{escape(bad.trace)}:{bad.line}"
             yield f"  {where}: {escape(bad.message)}"
+    yield (
+        f"gapstate coverage: {result.traces} trace{'s' if result.traces != 1 else ''}, {result.events} events: "
+        f"fired {len(result.reachable) - len(never)} of {len(result.reachable)} reachable rows"
+    )
 
 
 # explain --------------------------------------------------------------------
 
 
 def explain_text(said: Explanation) -> str:
-    """One row in a reviewer's words: when it fires, what it does, its rules, a trace, or why it never fires."""
+    """One row in a reviewer's words: when it fires, what it does, its rules, a trace, or why it never fires; then the summary line."""
     from gapstate.seeing.witness import REFUSED, UNREACHABLE
 
     row = said.row
@@ -104,4 +105,6 @@ def explain_text(said: Explanation) -> str:
         ends = "ends on its refusal" if said.status == REFUSED else "fires it"
         lines.append(f"shortest trace that {ends} ({len(said.trace)} event{'s' if len(said.trace) != 1 else ''}):")
         lines.extend(f"  {event}" for event in trace_lines(said.trace))
+    verdict = "never fires" if said.status == UNREACHABLE else "refuses its event" if said.status == REFUSED else "fires"
+    lines.append(f"gapstate explain: {escape(said.spec)}: row at line {row.line}: {verdict}")
     return "\n".join(lines)
