@@ -17,7 +17,7 @@ from gapstate.proof.causes import attribute
 from gapstate.proof.explore import MAX_CONFIGURATIONS, TooManyConfigurations, explore
 from gapstate.proof.reach import reachability
 from gapstate.proof.rules import rule_findings
-from gapstate.proof.totality import coverage
+from gapstate.proof.totality import totality_findings
 from gapstate.run.machine import Machine
 from gapstate.seeing.diagram import diagram_findings
 from gapstate.spec.load import Spec
@@ -85,7 +85,7 @@ def check(spec: Spec, progress: Callable[[int, int], None] | None = None,
     findings = list(spec.findings)
     if spec.steppable:
         assert table is not None
-        findings.extend(coverage(table))
+        findings.extend(totality_findings(table))
         machine = Machine(table)
         try:
             exploration = explore(machine, progress, budget)

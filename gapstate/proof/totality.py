@@ -18,7 +18,7 @@ from gapstate.spec.vocabulary import (
 )
 
 
-def coverage(table: Table) -> list[Finding]:
+def totality_findings(table: Table) -> list[Finding]:
     """not_total and ambiguous findings.
 
     Every uncovered valuation of a (state, event) is reported, as the fewest

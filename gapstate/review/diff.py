@@ -25,7 +25,7 @@ from gapstate.spec.table import STAY, Literal, Row, Table, format_guards
 Valuation = tuple[tuple[str, bool], ...]
 
 
-class Outcome(NamedTuple):
+class RowEffect(NamedTuple):
     """What the matched row does in one state: where it leads and its actions (`invalid` included)."""
 
     line: int
@@ -44,8 +44,8 @@ class Case(NamedTuple):
     """Valuations of one (state, event) that went from one outcome to another (None: no row matches)."""
 
     valuations: tuple[Valuation, ...]
-    old: Outcome | None
-    new: Outcome | None
+    old: RowEffect | None
+    new: RowEffect | None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -199,7 +199,7 @@ def behaviour_changes(old: Table, new: Table) -> list[BehaviourChanged]:
             names = guard_names(old.rows_for(state, event) + new.rows_for(state, event))
             before = _outcomes(old, state, event, names)
             after = _outcomes(new, state, event, names)
-            grouped: dict[tuple[Outcome | None, Outcome | None], list[Valuation]] = {}
+            grouped: dict[tuple[RowEffect | None, RowEffect | None], list[Valuation]] = {}
             for values, was in before.items():
                 now = after[values]
                 if _behaviour(was) != _behaviour(now):
@@ -210,17 +210,17 @@ def behaviour_changes(old: Table, new: Table) -> list[BehaviourChanged]:
     return changes
 
 
-def _outcomes(table: Table, state: str, event: str, names: tuple[str, ...]) -> dict[tuple[bool, ...], Outcome | None]:
+def _outcomes(table: Table, state: str, event: str, names: tuple[str, ...]) -> dict[tuple[bool, ...], RowEffect | None]:
     """Each valuation's outcome in `table`: the first matching row's, as the interpreter steps it.
 
     A state the table does not name has no rows there, even `*` ones.
     """
     _, matches = valuations(table, state, event, names)
     named = state in table.states
-    return {values: Outcome(rows[0].line, rows[0].target(state), rows[0].actions) if rows and named else None for values, rows in matches}
+    return {values: RowEffect(rows[0].line, rows[0].target(state), rows[0].actions) if rows and named else None for values, rows in matches}
 
 
-def _behaviour(outcome: Outcome | None) -> tuple[str, tuple[str, ...]] | None:
+def _behaviour(outcome: RowEffect | None) -> tuple[str, tuple[str, ...]] | None:
     return outcome.behaviour if outcome else None
 
 

@@ -29,7 +29,7 @@ from gapstate.spec.load import Spec, parse_spec
 
 
 @dataclass(frozen=True)
-class Stop:
+class StoppedTrace:
     """A trace whose replay stopped, and the replay's error (index, kind, message, trace line)."""
 
     trace: str
@@ -46,7 +46,7 @@ class TraceCount:
     trace: str
     fired: dict[int, int]
     events: int
-    stop: Stop | None
+    stop: StoppedTrace | None
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class CoverageResult(Result):
     events: int
     fired: dict[int, int]  # every reachable row (zero included), and any other row fired
     reachable: tuple[int, ...]  # lines of the rows the proof finds reachable
-    stopped: tuple[Stop, ...]
+    stopped: tuple[StoppedTrace, ...]
     unusable: tuple[UnusableTrace, ...] | None = None  # with --keep-going: the traces that could not be read
 
     @property
@@ -136,7 +136,7 @@ def _count_path(context: tuple[Any, ...], path: str) -> list[TraceCount | Unusab
         if isinstance(item, UnusableTrace):
             counted.append(item)
         else:
-            stop = None if item.stop is None else Stop(item.trace, stop_error(item.stop, item.line))
+            stop = None if item.stop is None else StoppedTrace(item.trace, stop_error(item.stop, item.line))
             counted.append(TraceCount(item.trace, dict(item.tally), item.events, stop))
     return counted
 
@@ -165,7 +165,7 @@ def coverage(
     reachable = tuple(sorted(explore(machine_for(spec)).fired))
     fired: Counter[int] = Counter({line: 0 for line in reachable})
     events = traces = 0
-    stopped: list[Stop] = []
+    stopped: list[StoppedTrace] = []
     unusable: list[UnusableTrace] = []
     context = (spec, machine_for(spec), split_by, keep_going)
     for counted in in_order(_count_path, context, paths, jobs, _context, (spec_text, spec.path, split_by, keep_going)):
