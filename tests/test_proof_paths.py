@@ -1,4 +1,4 @@
-"""gapstate/proof/paths.py: shortest ways to rows, two independent searches that must agree."""
+"""gapstate/proof/paths.py: shortest ways to rows; the searches behind them (the tree from the initial configuration, the walk from anywhere, the distances backwards) must agree."""
 
 from __future__ import annotations
 
@@ -22,3 +22,14 @@ def test_the_shortest_firing_trace_is_as_long_as_the_distance_measured_backwards
         firing = {way.config for way in ways.of(row) if way.clean}
         # the firing event itself is one more than the steps to where it fires
         assert distances_to(ways.exploration.clean_graph(), firing)[ways.exploration.initial] + 1 == len(trace), row
+
+
+def test_the_early_stopping_walk_agrees_with_the_tree_on_every_row():
+    """`Exploration.firing` (a breadth-first walk from anywhere that stops at the goal) and the cached
+    breadth-first tree from the initial configuration that `shortest_firing_trace` reads are two searches
+    for two uses; from the initial configuration they must find walks of one length."""
+    exploration = WAYS.exploration
+    for row in FIRING:
+        walk = exploration.firing(exploration.initial, {row.line})
+        assert walk is not None and walk[-1].row == row.line, row
+        assert len(walk) == len(shortest_firing_trace(exploration, WAYS.of(row)).trace), row
