@@ -1,1 +1,1 @@
-"""Reviewing changes: the behaviour diff and the CI formats (SARIF, GitHub)."""
+"""Reviewing changes: the behaviour diff, recorded sessions under both tables, and the SARIF log of a check."""
