@@ -1,8 +1,8 @@
 """How gapstate writes for people: input shown on one line and never obeyed, nouns counted, traces as JSON Lines.
 
 Plain text functions with no output of their own, so that the CLI's
-renderers (`gapstate.cli.render`) and the text a result gives the Python
-API (`ConformResult.report()`) write the same way; only the CLI prints
+renderers (`gapstate.cli.render`) and any text built below the CLI
+(`gapstate.testing.report`) write the same way; only the CLI prints
 (`gapstate.cli.output.say`, where why the escaping matters is told).
 """
 

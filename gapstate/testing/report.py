@@ -1,4 +1,4 @@
-"""`gapstate conform`'s text, which `ConformResult.report()` gives the Python API too: where an implementation diverged."""
+"""`gapstate conform`'s text, where an implementation diverged."""
 
 from __future__ import annotations
 
