@@ -100,7 +100,7 @@ def conform(
     """
     from gapstate.testing.conformance import conform as run
     from gapstate.spec.load import resolve
-    from gapstate.testing.vectors import load
+    from gapstate.testing.suite_folder import load
 
     suite = load(vectors) if vectors is not None else None
     return run(resolve(spec), implementation, suite, examples, seed, duration=duration)

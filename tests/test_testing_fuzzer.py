@@ -13,36 +13,10 @@ from gapstate.cli import main
 from gapstate.testing.fuzzer import fuzz as run_fuzz
 
 from .defects import DEFECTS
+from .fuzzing import DEEP, database, fuzz, replay_document, write  # noqa: F401  (database: an autouse fixture)
 from .support import ROOT, line_of, slow_but, table, variant
 
 BUSY = variant("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
-DEEP = variant(
-    "DUE | floor_released | !busy,!budget_left | CLEAR | unrepaired_budget",
-    "DUE | floor_released | !busy,!budget_left | CLEAR | noop",
-)
-
-
-@pytest.fixture(autouse=True)
-def database(tmp_path, monkeypatch):
-    """Each test gets its own example database, so no test replays another's failure."""
-    monkeypatch.setenv("HYPOTHESIS_STORAGE_DIRECTORY", str(tmp_path / "hypothesis"))
-    return tmp_path / "hypothesis" / "examples"
-
-
-def fuzz(*args: str):
-    return CliRunner().invoke(main, ["fuzz", *args])
-
-
-def write(tmp_path, text: str, name: str = "spec.md") -> str:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return str(path)
-
-
-def replay_document(tmp_path, trace: list[dict], spec: str) -> dict:
-    path = tmp_path / "trace.jsonl"
-    path.write_text("".join(json.dumps(e) + "\n" for e in trace), encoding="utf-8")
-    return json.loads(CliRunner().invoke(main, ["replay", str(path), "--spec", spec, "--format", "json"]).stdout)
 
 
 # Defects anywhere in the table ---------------------------------------------------
@@ -75,17 +49,6 @@ def test_default_fuzz_finds_each_defect_with_a_trace_as_short_as_checks(tmp_path
         assert any(f.kind == "not_total" for f in checked.findings)
     replayed = replay_document(tmp_path, found["trace"], spec)
     assert replayed["error"] == {"index": found["index"], "kind": found["kind"], "message": found["message"]}
-
-
-def test_the_shrunk_trace_keeps_no_event_the_failure_does_not_need(tmp_path):
-    spec = write(tmp_path, DEEP)
-    trace = json.loads(fuzz("--spec", spec, "--seed", "3", "--format", "json").stdout)["counterexample"]["trace"]
-    found = json.loads(fuzz("--spec", spec, "--seed", "3", "--format", "json").stdout)["counterexample"]
-    assert replay_document(tmp_path, trace, spec)["error"]["message"] == found["message"]
-    for index in range(len(trace) - 1):
-        shorter = trace[:index] + trace[index + 1 :]
-        error = replay_document(tmp_path, shorter, spec)["error"]
-        assert not (error and error["message"] == found["message"] and error["index"] == len(shorter) - 1)
 
 
 def test_fuzz_catches_a_row_that_sends_while_busy_with_check_s_trace(tmp_path):
@@ -194,31 +157,6 @@ def test_the_fuzz_example_prints_what_docs_fuzz_md_shows(tmp_path, monkeypatch):
 
 
 # Campaigns: workers, duration, the example database -----------------------------------
-
-
-@pytest.mark.slow  # a pool of two worker processes and two more campaigns
-def test_workers_merge_coverage_and_name_the_seed_that_failed(tmp_path):
-    spec = write(tmp_path, DEEP)
-    result = fuzz("--spec", spec, "--seed", "5", "--jobs", "2", "--format", "json")
-    assert result.exit_code == 1
-    document = json.loads(result.stdout)
-    assert document["seeds"] == [5, 6] and document["counterexample"]["seed"] in (5, 6)
-    alone = json.loads(fuzz("--spec", spec, "--seed", str(document["counterexample"]["seed"]), "--format", "json").stdout)
-    assert alone["counterexample"]["trace"] == document["counterexample"]["trace"]
-    text = fuzz("--spec", spec, "--seed", "5", "--jobs", "2")
-    assert re.search(r"found by seed [56] after \d+ traces: re-run it alone with --seed [56]", text.stdout)
-
-
-@pytest.mark.slow  # four campaigns, one with a pool of workers; the fast suite has the test above
-def test_workers_report_the_union_of_what_each_seed_fired_alone():
-    def run(*args):
-        return json.loads(fuzz("--examples", "15", "--format", "json", *args).stdout)
-
-    together = run("--seed", "1", "--workers", "2")  # --workers: the old name of --jobs, still taken
-    alone = [run("--seed", "1"), run("--seed", "2")]
-    assert together["seeds"] == [1, 2] and together["ok"]
-    assert together["coverage"]["fired"] == sorted(set(alone[0]["coverage"]["fired"]) | set(alone[1]["coverage"]["fired"]))
-    assert together["examples"] == alone[0]["examples"] + alone[1]["examples"]
 
 
 @pytest.mark.slow  # a whole second of fuzzing by design

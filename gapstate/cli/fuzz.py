@@ -66,7 +66,7 @@ def fuzz(
 
     from gapstate.cli.render import to_json, trace_lines
     from gapstate.cli.render.fuzz import fuzz_text
-    from gapstate.testing.fuzzer import campaign
+    from gapstate.testing.campaign import campaign
 
     if examples is not None and duration is not None:
         raise GapstateError("use --examples or --duration, not both")

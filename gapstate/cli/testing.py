@@ -41,7 +41,8 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> int:
     from gapstate.cli.render import to_json, trace_lines
     from gapstate.cli.render.replay import replay_json
     from gapstate.spec.writer import write_folder
-    from gapstate.testing.vectors import MANIFEST, build, is_suite
+    from gapstate.testing.suite_folder import MANIFEST, is_suite
+    from gapstate.testing.vectors import build
 
     spec, data = read_spec_bytes(resolve_spec_path(spec_path))
     suite = build(spec)
@@ -96,8 +97,9 @@ def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, replay_pat
     from gapstate.testing.report import conform_text
     from gapstate.testing.conformance import conform as run
     from gapstate.testing.protocol import Child
-    from gapstate.testing.vectors import builtin, load_trace
-    from gapstate.testing.vectors import load as load_vectors
+    from gapstate.testing.suite_folder import load as load_vectors
+    from gapstate.testing.suite_folder import load_trace
+    from gapstate.testing.vectors import builtin
 
     if vectors_dir is not None and replay_path is not None:
         raise GapstateError("use --vectors or --replay, not both")

@@ -9,9 +9,8 @@ cut down until every event is needed. The rows the traces fired are
 compared with the rows the proof finds reachable, so a run that misses a
 corner of the table says so.
 
-Campaigns: several worker processes with distinct seeds, their coverage
-merged, all stopped at the first failure; or a run bounded by time rather
-than by a number of traces.
+Campaigns of several worker processes are in `campaign`; shrinking in
+`shrinking`. A run may be bounded by time rather than by a number of traces.
 """
 
 from __future__ import annotations
@@ -31,11 +30,11 @@ from hypothesis.reporting import with_reporter
 
 from gapstate import __version__
 from gapstate.results import Result
-from gapstate.run.machine import Status
-from gapstate.run.replayer import ReplayError, Session, machine_for, replay
+from gapstate.run.replayer import ReplayError, machine_for, replay
 from gapstate.spec.load import Spec
 from gapstate.strategies import traces
 from gapstate.run.trace import from_dicts
+from gapstate.testing.shrinking import failing_row, minimize
 
 
 @dataclass(frozen=True)
@@ -276,211 +275,3 @@ def fuzz(
         require_coverage=require_coverage,
         complete_after=tally.complete_after,
     )
-
-
-def campaign(
-    spec: Spec,
-    workers: int,
-    examples: int | None,
-    seed: int,
-    max_size: int = 60,
-    progress: Callable[[int], None] | None = None,
-    require_coverage: bool = False,
-    duration: float | None = None,
-    database_dir: str | Path | None = None,
-) -> FuzzResult:
-    """`workers` runs in as many processes, seeds `seed`, `seed + 1`, ...: coverage merged, all stopped at the first failure.
-
-    `progress` is called with the number of traces replayed so far, every
-    tenth of a second. With one worker, the run happens in this process.
-    """
-    if workers == 1:
-        count = [0]
-
-        def tick() -> None:
-            count[0] += 1
-            if progress is not None:
-                progress(count[0])
-
-        return fuzz(spec, examples, seed, max_size, tick, require_coverage, duration, database_dir)
-    import multiprocessing
-    import queue
-
-    from gapstate.testing.guide import guide_for
-
-    guide_for(machine_for(spec))  # explored once here, inherited by forked workers
-    context = multiprocessing.get_context()
-    stop, done, counter = context.Event(), context.Queue(), context.Value("q", 0)
-    processes = [
-        context.Process(
-            target=_worker,
-            args=(done, stop, counter, spec, examples, seed + i, max_size, duration, database_dir),
-            daemon=True,
-        )
-        for i in range(workers)
-    ]
-    for process in processes:
-        process.start()
-    results: list[tuple[float, FuzzResult]] = []
-    try:
-        while len(results) < workers:
-            try:
-                outcome = done.get(timeout=0.1)
-            except queue.Empty:
-                if not any(p.is_alive() for p in processes) and done.empty():
-                    raise RuntimeError("a fuzz worker died without reporting") from None
-            else:
-                if isinstance(outcome, BaseException):
-                    raise outcome
-                results.append(outcome)
-            if progress is not None:
-                progress(counter.value)
-    finally:
-        stop.set()
-        for process in processes:
-            process.join(timeout=5)
-            if process.is_alive():
-                process.terminate()
-    return merge([result for _, result in results], require_coverage, first=min(results, key=_found_at)[1])
-
-
-def _found_at(item: tuple[float, FuzzResult]) -> float:
-    at, result = item
-    return at if result.counterexample is not None else float("inf")
-
-
-def _worker(done: Any, stop: Any, counter: Any, spec: Spec, examples: int | None, seed: int, max_size: int, duration: float | None, database_dir: Any) -> None:
-    """One worker process: a run, and its result (with when it failed) put on `done`.
-
-    Ctrl-C reaches every process of the group: the workers ignore it and
-    the parent, which handles it, stops them.
-    """
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-    def tick() -> None:
-        with counter.get_lock():
-            counter.value += 1
-
-    try:
-        result = fuzz(spec, examples, seed, max_size, tick, False, duration, database_dir, stop)
-        done.put((time.monotonic() if result.counterexample else float("inf"), result))
-    except Exception as error:  # a bug: hand it to the parent to raise
-        done.put(error)
-
-
-def merge(results: list[FuzzResult], require_coverage: bool, first: FuzzResult) -> FuzzResult:
-    """Several runs as one: seeds in order, counts added, coverage united, the first failure."""
-    results = sorted(results, key=lambda r: r.seed)
-    fired = set().union(*(r.fired for r in results))
-    complete = [r.complete_after for r in results if r.complete_after is not None]
-    return FuzzResult(
-        spec=first.spec,
-        seeds=tuple(r.seed for r in results),
-        examples=sum(r.examples for r in results),
-        events=sum(r.events for r in results),
-        counterexample=first.counterexample,
-        reachable=first.reachable,
-        fired=tuple(sorted(fired)),
-        require_coverage=require_coverage,
-        complete_after=min(complete) if complete else None,
-    )
-
-
-def failing_row(spec: Spec, trace: tuple[dict[str, Any], ...]) -> int | None:
-    """The spec line of the row whose step broke a rule: the replay stops after that step, so it is the last."""
-    steps = replay(spec, from_dicts(trace)).steps
-    return steps[-1].row if steps else None
-
-
-def minimize(spec: Spec, trace: tuple[dict[str, Any], ...], error: ReplayError) -> tuple[tuple[dict[str, Any], ...], ReplayError]:
-    """The failing trace cut down to the events the failure needs, in `check`'s canonical form.
-
-    What fails is the last event: a row that breaks a rule, or an event no
-    row matches, sent from the configuration the trace reached. Any trace
-    to a configuration where the same event fails the same way (the same
-    row breaks one of the same rules, or the same hole) shows the same
-    defect, so the trace becomes the proof's shortest such way, along steps
-    that break nothing (`check` picks its counterexamples the same way).
-    Then each event is dropped in turn while the failure stays, until no
-    single event can go. Events are written as `concretize` writes them
-    (times 100 ms apart, ids iv-1, iv-2, ...), so the result does not depend
-    on the draws that found it. Falls back to the trace as given if its
-    canonical form does not fail alike (it always should).
-    """
-    from gapstate.proof.traces import concretize
-    from gapstate.proof.paths import roadmap
-
-    machine = machine_for(spec)
-    steps, before = _abstract(spec, trace)
-    last = machine.step(before, *steps[-1])
-    same = _same_failure(last)
-
-    def failure(candidate: list[tuple[str, bool]]) -> ReplayError | None:
-        result = replay(spec, from_dicts(concretize(candidate)))
-        found = result.error
-        if found is None or found.index != len(candidate) - 1:
-            return None
-        session = Session(machine)
-        for item in from_dicts(concretize(candidate[:-1])):
-            session.feed(item)
-        return found if same(machine.step(session.config, *candidate[-1])) else None
-
-    found = failure(steps)
-    if found is None:
-        return trace, error
-    road = roadmap(machine)
-    hits = road.hits.get(last.row.line if last.row is not None and last.status is Status.OK else (before.state, steps[-1][0]), [])
-    nearest = sorted(
-        ((road.depth[way.config], n, way.config, (way.event, way.choice)) for n, way in enumerate(hits)
-         if way.config in road.depth and same(machine.step(way.config, way.event, way.choice))),
-        key=lambda item: item[:2],
-    )
-    if nearest and nearest[0][0] + 1 < len(steps):
-        _, _, source, final = nearest[0]
-        shortest = road.exploration.steps_to(source) + [final]
-        again = failure(shortest)
-        if again is not None:
-            steps, found = shortest, again
-    changed = True
-    while changed:
-        changed = False
-        index = 0
-        while index < len(steps) - 1:  # the last event is the one that fails
-            trial = steps[:index] + steps[index + 1 :]
-            shorter = failure(trial)
-            if shorter is not None:
-                steps, found, changed = trial, shorter, True
-            else:
-                index += 1
-    return tuple(concretize(steps)), found
-
-
-def _same_failure(outcome: Any) -> Callable[[Any], bool]:
-    """Whether another step's outcome fails like this one: the same hole, or the same row breaking one of the same rules."""
-    if outcome.status is not Status.OK:
-        return lambda other: other.status == outcome.status
-    rules = set(outcome.broken)
-    return lambda other: other.status is Status.OK and other.row.line == outcome.row.line and bool(rules.intersection(other.broken))
-
-
-def _abstract(spec: Spec, trace: tuple[dict[str, Any], ...]) -> tuple[list[tuple[str, bool]], Any]:
-    """Each event of a trace with the value of its chosen guard, and the configuration before the last.
-
-    The value is read off the step: the one the machine, from the same
-    configuration, answers alike to (when both do, the table cannot tell
-    them apart, and either will do).
-    """
-    session = Session(machine_for(spec))
-    machine = session.machine
-    steps = []
-    before = session.config
-    for item in from_dicts(trace):
-        before = session.config
-        outcome = session.feed(item)
-        choice = next(c for c in machine.choices(before, item.event) if machine.step(before, item.event, c) == outcome)
-        steps.append((item.event, choice))
-        if outcome.status is not Status.OK:
-            break
-    return steps, before

@@ -10,7 +10,9 @@ turns that into decisions. It decides and draws nothing: the strategies draw
 every choice through Hypothesis, so a failing walk still shrinks.
 
 A target is a row's line (int), or a `Hole`, (state, event): an event the
-environment may send there that no row matches.
+environment may send there that no row matches. A boundary goal (`goals`)
+is reached by a `plan`: the shortest way to where its gadget fits, then the
+gadget.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any, NamedTuple
 
 from gapstate.run.machine import Machine, Outcome, Status
 from gapstate.spec.vocabulary import EVENTS, Config
+from gapstate.testing.goals import Goal, Story, Way, retell
 
 
 class Send(NamedTuple):
@@ -48,6 +51,7 @@ class Guide:
         self._toward: dict[tuple[Config, Any], Send | None] = {}
         self._ranked: dict[Config, tuple[Any, ...]] = {}
         self._keeping: dict[tuple[Config, Any], set[tuple[str, bool]]] = {}
+        self._plans: dict[tuple[Config, Story, str], tuple[Way, ...] | None] = {}
         graph = roadmap.exploration.graph
         self._live = [c for c in graph if not c.ended and machine.within_caps(c)]  # the configurations that take events
         self._events = {row.line: row.event for row in machine.table.rows}
@@ -132,6 +136,46 @@ class Guide:
             ranked = self._ranked[config] = tuple(t for _, _, t in sorted(reachable))
         wanted = set(targets)
         return [t for t in ranked if t in wanted]
+
+
+    def plan(self, config: Config, story: Story, goal: Goal) -> tuple[Way, ...] | None:
+        """The steps of a shortest way from (config, story) to where the goal's gadget fits, then the gadget; None if none.
+
+        The way takes only steps that break no rule and leave the session
+        open, through configurations the proof explored. Memoised: a walk
+        heading for a goal again from the same place costs one lookup.
+        """
+        from gapstate.proof.traces import shortest_walk
+
+        key = (config, story, goal.name)
+        if key in self._plans:
+            return self._plans[key]
+        machine = self.machine
+        found = shortest_walk((config, story), lambda node: goal.fit(machine, *node) is not None, self._open_moves)
+        plan = self._plans[key] = None if found is None else tuple(found[0]) + goal.steps
+        return plan
+
+    def _open_moves(self, node: tuple[Config, Story]) -> Any:
+        """The steps from (config, story) that break no rule and leave the session open, with where they lead."""
+        explored = self.roadmap.exploration
+        for move in self.moves(node[0]):
+            outcome = move.outcome
+            if outcome.status is Status.OK and not outcome.broken and not outcome.config.ended and outcome.config in explored:
+                way = Way(move.event, move.choice)
+                yield way, (outcome.config, retell(node[1], way, outcome.actions))
+
+    def meetable(self, goals: tuple[Goal, ...]) -> tuple[Goal, ...]:
+        """The goals whose gadget fits somewhere a walk from the start can reach, in their order."""
+        from gapstate.proof.traces import shortest_walk
+
+        machine, left = self.machine, list(goals)
+
+        def fits(node: tuple[Config, Story]) -> bool:
+            left[:] = [goal for goal in left if goal.fit(machine, *node) is None]
+            return not left  # every goal found: stop
+
+        shortest_walk((machine.initial, Story()), fits, self._open_moves)
+        return tuple(goal for goal in goals if goal not in left)
 
 
 @lru_cache(maxsize=8)
