@@ -7,7 +7,8 @@
 - `gate`: `gapstate fuzz --require-all --seed S` on the bundled spec, as
   whole processes, nothing else on the command line: the exit code, the
   traces and events replayed, how many traces it took to fire every
-  reachable row; then the same run in process, timed (the traces drawn
+  reachable row, the boundary goals and pairs of rows the traces met; then
+  the same run in process, timed (the traces drawn
   differ a little: Hypothesis mixes in constants from the loaded modules).
 - `defects`: the defective tables of `tests/defects.py`, each fuzzed at the
   default settings: what fuzz reports and its trace length against the
@@ -69,11 +70,21 @@ def timed_run(spec, seed: int) -> tuple[object, float, float | None]:
     return result, elapsed, complete
 
 
+def goals(document: dict) -> str:
+    met = document["coverage"]["goals"]
+    return f"{len(met['met'])}/{len(met['met']) + len(met['missed'])}"
+
+
+def pairs(document: dict) -> str:
+    counted = document["coverage"]["goals"]["pairs"]
+    return f"{counted['covered']}/{counted['possible']}"
+
+
 def gate(chosen: list[int]) -> None:
     spec = gapstate.load_spec()
     guide_for(machine_for(spec))
     print("whole process (`gapstate fuzz --require-all --seed S`), then the same run in this process")
-    print(f"{'seed':>5} {'exit':>4} {'traces':>6} {'events':>7} {'full after':>10} {'s':>6}   "
+    print(f"{'seed':>5} {'exit':>4} {'traces':>6} {'events':>7} {'full after':>10} {'goals':>6} {'pairs':>7} {'s':>6}   "
           f"{'full after':>10} {'at s':>5} {'traces/s':>8} {'events/s':>8}")
     passed = 0
     with tempfile.TemporaryDirectory() as home:
@@ -90,7 +101,7 @@ def gate(chosen: list[int]) -> None:
             result, elapsed, complete = timed_run(spec, seed)  # the same run in process, for the clock
             print(
                 f"{seed:>5} {run.returncode:>4} {document['examples']:>6} {document['events']:>7} "
-                f"{str(document['coverage']['complete_after']):>10} {wall:>6.2f}   "
+                f"{str(document['coverage']['complete_after']):>10} {goals(document):>6} {pairs(document):>7} {wall:>6.2f}   "
                 f"{str(result.complete_after):>10} {complete if complete is None else round(complete, 2)!s:>5} "
                 f"{result.examples / elapsed:>8.0f} {result.events / elapsed:>8.0f}"
             )

@@ -20,30 +20,21 @@ path, markdown text, or None for the bundled spec.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from gapstate.testing.guide import Guide, guide_for
+from gapstate.testing.guide import guide_for
+from gapstate.testing.goals import SAME_MS
+from gapstate.testing.walk import AFTER, AT, BOOL, FRESH, REPEAT, Walk, moves_of, upto, wander, way_of
 from gapstate.run.machine import Status
 from gapstate.run.replayer import Session, machine_for
 from gapstate.spec.vocabulary import EVENTS, PAYLOADS, SEEN
 from gapstate.spec.load import Spec, resolve
-from gapstate.run.trace import Event
 
 __all__ = ["any_traces", "events", "traces"]
-
-_BOOL = st.booleans()
-
-
-@lru_cache(maxsize=4096)
-def _upto(high: int) -> st.SearchStrategy[int]:
-    """integers(0, high), built once per bound: building a strategy per draw costs more than the draw."""
-    return st.integers(0, high)
-
 
 _IDS = tuple(f"iv-{n}" for n in range(1, 7))
 _GAPS = (0, 0, 1, 5, 40, 250, 1000)  # ms between events: equal times are common
@@ -55,8 +46,6 @@ _MORE = st.integers(0, 255)  # 0 twice stops the trace: long traces, and stoppin
 # wanders (_WANDER and up, one in four).
 _RETARGET, _WANDER = 0, 48
 _MODES = st.integers(0, 63)
-_END = 7
-_ENDS = st.integers(0, _END)  # about one target in eight is the end of the session
 
 
 def _event_names(spec: Spec) -> tuple[str, ...]:
@@ -79,136 +68,6 @@ def events(spec: Any = None) -> st.SearchStrategy[dict[str, Any]]:
     return st.sampled_from(names).flatmap(payload)
 
 
-# The moves a trace can make: an event, and for an event whose payload sets a
-# guard (`vocabulary.PAYLOADS`), which way the payload points: a SEEN value
-# fresh or repeated, an AFTER value before, at or after the horizon.
-_FRESH, _REPEAT = "fresh", "repeat"
-_BEFORE, _AT, _AFTER = "before", "at", "after"
-_WAYS = {True: (_FRESH, _REPEAT), False: (_BEFORE, _AT, _AFTER)}  # by "reads SEEN"
-
-
-def _moves(names: tuple[str, ...]) -> tuple[tuple[str, str | None], ...]:
-    out: list[tuple[str, str | None]] = []
-    for name in names:
-        payload = PAYLOADS.get(name)
-        if payload is None:
-            out.append((name, None))
-        else:
-            out += [(name, way) for way in _WAYS[payload.reads == SEEN]]
-    return tuple(out)
-
-
-def _choice(session: Session, name: str, way: str | None) -> bool | None:
-    """The value the move gives the event's chosen guard, or None when the move is impossible."""
-    if way == _REPEAT:
-        return True if session.seen else None
-    if way in (_AT, _AFTER) and session.horizon() is None:
-        return None  # with nothing committed, speech has nothing to be at or after
-    return way == _AFTER
-
-
-@lru_cache(maxsize=64)
-def _positions(guide: Guide, pool: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    """The positions targets are drawn from: those that do not end the session, and those that do.
-
-    Each target holds as many positions as events it takes to hit from the
-    start: the rows deep in the table, behind the caps, are the ones random
-    walks miss, so they are drawn more often. A row that fires from every
-    configuration (a note, busy_start) is left to wandering: heading for it
-    teaches nothing, and a walk that never depends on having fired it
-    shrinks by deleting it.
-    """
-    kept = tuple(t for t in pool if not guide.everywhere(t)) or pool
-    weighted = [t for t in kept for _ in range(guide.distance(guide.roadmap.initial, t) or 1)]
-    return tuple(t for t in weighted if not guide.ends(t)), tuple(t for t in weighted if guide.ends(t))
-
-
-class _Walk:
-    """A trace being drawn: the session so far, the target it heads for, the targets it has hit."""
-
-    __slots__ = ("session", "guide", "pool", "kinds", "endings", "target", "hit", "stopped", "t", "fed")
-
-    def __init__(self, session: Session, guide: Guide, pool: tuple[Any, ...]):
-        self.session = session
-        self.guide = guide
-        self.pool = pool  # the targets this walk heads for, in table order
-        self.kinds = _positions(guide, pool)
-        self.endings = _positions(guide, guide.targets)[1]
-        self.target: Any = None
-        self.hit: set[Any] = set()
-        self.stopped = False  # the last event fell into a hole of the table: nothing follows
-        self.t = 0  # the time of the last event
-        self.fed = 0  # events so far
-
-    def feed(self, item: dict[str, Any], t: int) -> dict[str, Any]:
-        """Replay the drawn event (its time filled in) and note the target it hit."""
-        session = self.session
-        state = session.config.state
-        self.fed += 1
-        outcome = session.feed(Event(**{**item, "t": t}))
-        if outcome.status is Status.OK:
-            self.hit.add(outcome.row.line)
-        else:  # a hole in the table: no configuration follows
-            self.hit.add((state, item["event"]))
-            self.stopped = True
-        return item
-
-    def choose(self, draw: st.DrawFn, unhit: bool) -> Any:
-        """A target drawn by its fixed position in the pool; None if the walk can hit nothing more.
-
-        The first target at or after a drawn position that this session can
-        still hit and (unless the walk is told to retarget) has not hit yet:
-        GraphWalker's next unvisited edge. About one choice in eight is
-        among the rows of `session_end`, which end the walk; so is a choice
-        when nothing else can be hit any more (the requests are spent), and
-        the next trace is a fresh session. Naming the target by position,
-        not by its place among the targets reachable now, keeps a later
-        event what it was when an earlier one is deleted, which is what lets
-        a walk shrink.
-        """
-        guide, config = self.guide, self.session.config
-        rest, ending = self.kinds
-        pool = ending if (draw(_ENDS) == _END and ending) or not rest else rest
-        start = draw(_upto(len(pool) - 1))
-        for target in pool[start:] + pool[:start]:
-            if not (unhit and target in self.hit) and guide.distance(config, target) is not None:
-                return target
-        if unhit:  # all hit: any target will do
-            for target in pool[start:] + pool[:start]:
-                if guide.distance(config, target) is not None:
-                    return target
-        return next((t for t in self.endings if guide.distance(config, t) is not None), None)
-
-
-def _wander(draw: st.DrawFn, allowed: set[tuple[str, bool]], session: Session, moves: tuple[tuple[str, str | None], ...]) -> int | None:
-    """A move the environment may send, as its index in the fixed list of moves, drawn at random.
-
-    The move is named by its fixed position (the first allowed move at or
-    after a drawn index), not by its place among the moves allowed now:
-    deleting an earlier event then leaves the later ones what they were,
-    which is what lets a failure shrink to a short trace.
-    """
-    accepted = [
-        i for i, (name, way) in enumerate(moves) if (name, _choice(session, name, way)) in allowed
-    ]
-    if not accepted:
-        return None
-    start = draw(_upto(len(moves) - 1))
-    return next((i for i in accepted if i >= start), accepted[0])
-
-
-def _way(draw: st.DrawFn, session: Session, name: str, choice: bool) -> str | None:
-    """How the payload realizes a guided move's guard choice."""
-    payload = PAYLOADS.get(name)
-    if payload is None:
-        return None
-    if payload.reads == SEEN:
-        return _REPEAT if choice else _FRESH
-    if choice:
-        return _AFTER
-    return _AT if session.horizon() is not None and draw(_BOOL) else _BEFORE
-
-
 def _targets(spec: Spec, toward: Any) -> tuple[int, ...] | None:
     """`toward` checked against the table: lines of rows that are not `invalid`."""
     if toward is None:
@@ -221,19 +80,22 @@ def _targets(spec: Spec, toward: Any) -> tuple[int, ...] | None:
     return lines
 
 
-def traces(spec: Any = None, max_size: int = 60, toward: Any = None) -> st.SearchStrategy[list[dict[str, Any]]]:
-    """Traces of at most `max_size` events that walk the table, heading for its rows.
+def traces(spec: Any = None, max_size: int = 60, toward: Any = None, goals: Any = None) -> st.SearchStrategy[list[dict[str, Any]]]:
+    """Traces of at most `max_size` events that walk the table, heading for its rows and boundary goals.
 
     Each event is one the environment may send in the configuration reached
     so far (anything the table does not mark `invalid`), so on a total table
     every trace replays without error; on a table that is not total a trace
     may end with an event no row matches. Most events follow a shortest way
     to a target: a row not yet fired on this walk, or an event the table
-    forgot (see `_Walk.choose`); the others wander, never past the target
+    forgot (see `Walk.choose`); the others wander, never past the target
     for good. `toward` (a row's line, or several) makes walks head for
-    those rows only. Each trace calls `hypothesis.event()` once per row it
-    fires. The table is explored on the first draw, not here, so building
-    the strategy (at import of a test module) costs nothing.
+    those rows only. `goals` (True for every boundary goal a walk can meet,
+    or goal names as `gapstate vectors` lists them) makes one target in
+    four a goal, followed by its plan and realized at its boundary. Each
+    trace calls `hypothesis.event()` once per row it fires. The table is
+    explored on the first draw, not here, so building the strategy (at
+    import of a test module) costs nothing.
     """
     spec = resolve(spec)
     machine = machine_for(spec)
@@ -241,9 +103,9 @@ def traces(spec: Any = None, max_size: int = 60, toward: Any = None) -> st.Searc
     labels = {row.line: f"row {row.line}: {row}" for row in spec.table.rows}  # what hypothesis.event() records
     # session_end ends the walk: it is sent when a walk heads for one of its
     # rows, or at the very end, never while wandering.
-    moves = _moves(tuple(name for name in _event_names(spec) if name != "session_end"))
+    moves = moves_of(tuple(name for name in _event_names(spec) if name != "session_end"))
 
-    walking: list[_Walk] = []  # the walk being drawn, for `step` (one strategy object, built once)
+    walking: list[Walk] = []  # the walk being drawn, for `step` (one strategy object, built once)
 
     @st.composite
     def step(draw: st.DrawFn) -> tuple[dict[str, Any], int] | None:
@@ -254,44 +116,60 @@ def traces(spec: Any = None, max_size: int = 60, toward: Any = None) -> st.Searc
         t, first = walk.t, walk.fed == 0
         session, guide = walk.session, walk.guide
         config = session.config
-        move = None
+        move = planned = None
         mode = draw(_MODES)
+        if mode != _RETARGET:
+            planned = walk.planned()  # a walk on a goal's plan keeps to it: wandering would leave its boundary
         if mode < _WANDER:
             target = walk.target
-            if mode == _RETARGET or target is None or target in walk.hit or guide.distance(config, target) is None:
+            if planned is None and (mode == _RETARGET or target is None or target in walk.hit
+                                    or target in walk.goals or guide.distance(config, target) is None):
                 target = walk.target = walk.choose(draw, unhit=mode != _RETARGET)
-            move = None if target is None else guide.toward(config, target)
-        if move is not None:
+                planned = walk.planned()
+            if planned is None and target is not None and target not in walk.goals:
+                move = guide.toward(config, target)
+        if planned is not None:
+            name = planned.event
+            way = way_of(draw, session, name, planned.choice)
+        elif move is not None:
             name = move.event
-            way = _way(draw, session, name, move.choice)
+            way = way_of(draw, session, name, move.choice)
         else:
+            walk.plan = []  # a wandering step leaves the plan's way
             allowed = guide.keeping(config, walk.target if walk.target not in walk.hit else None)
-            index = _wander(draw, allowed, session, moves)
+            index = wander(draw, allowed, session, moves)
             if index is None:
                 return None
             name, way = moves[index]
         previous = t
-        t += _GAPS[draw(_GAP)]
+        gap = _GAPS[draw(_GAP)]
+        t += 0 if planned is not None and planned.how == SAME_MS else gap
         item: dict[str, Any] = {"event": name, "t": t}
         if way is not None:
             field = PAYLOADS[name].field
             reference = session.horizon()
-            if way == _FRESH:
+            if way == FRESH:
                 item[field] = next((i for i in _IDS if i not in session.seen), f"iv-{len(session.seen) + 1}")
-            elif way == _REPEAT:
-                seen = sorted(session.seen)
-                item[field] = seen[draw(_upto(len(seen) - 1))]
-            elif reference is None:
-                item[field] = draw(_upto(t))
-            elif way == _AFTER:
-                # half the time 1 ms after the horizon: the boundary a non-strict comparison gets wrong
-                item[field] = reference + 1 + (draw(_upto(299)) if draw(_BOOL) else 0)
+            elif way == REPEAT:
+                if planned is not None:
+                    item[field] = walk.repeated_id(draw, planned.how)
+                else:
+                    seen = sorted(session.seen)
+                    item[field] = seen[draw(upto(len(seen) - 1))]
+            elif planned is not None:
+                item[field] = walk.speech(draw, planned.how, planned.choice, t)
                 t = item["t"] = max(t, item[field])
-            elif way == _AT or reference == 0:
+            elif reference is None:
+                item[field] = draw(upto(t))
+            elif way == AFTER:
+                # half the time 1 ms after the horizon: the boundary a non-strict comparison gets wrong
+                item[field] = reference + 1 + (draw(upto(299)) if draw(BOOL) else 0)
+                t = item["t"] = max(t, item[field])
+            elif way == AT or reference == 0:
                 item[field] = reference
             else:
-                item[field] = reference - 1 - (draw(_upto(reference - 1)) if draw(_BOOL) else 0)
-        if not first and t == previous and draw(_BOOL):
+                item[field] = reference - 1 - (draw(upto(reference - 1)) if draw(BOOL) else 0)
+        if not first and t == previous and draw(BOOL):
             del item["t"]  # absent: the previous event's time
         return item, t
 
@@ -300,7 +178,7 @@ def traces(spec: Any = None, max_size: int = 60, toward: Any = None) -> st.Searc
     @st.composite
     def build(draw: st.DrawFn) -> list[dict[str, Any]]:
         guide = guide_for(machine)
-        walk = _Walk(Session(machine), guide, guide.targets if wanted is None else wanted)
+        walk = Walk(Session(machine), guide, guide.targets if wanted is None else wanted, _goals(machine, goals))
         if wanted is not None and not guide.nearest(machine.initial, wanted):
             raise InvalidArgument(f"toward={wanted!r}: no such row fires on a reachable configuration")
         session = walk.session
@@ -318,14 +196,31 @@ def traces(spec: Any = None, max_size: int = 60, toward: Any = None) -> st.Searc
         finally:
             walking.pop()
         if not walk.stopped and machine.step(session.config, "session_end").status not in (Status.REFUSED, Status.ENDED):
-            if draw(_BOOL):
+            if draw(BOOL):
                 walk.t += _GAPS[draw(_GAP)]
                 trace.append(walk.feed({"event": "session_end", "t": walk.t}, walk.t))
         for target in walk.hit:
-            event(labels[target] if target in labels else _hole_label(target))
+            if target in labels or isinstance(target, tuple):
+                event(labels[target] if target in labels else _hole_label(target))
         return trace
 
     return build()
+
+
+def _goals(machine: Any, goals: Any) -> tuple[Any, ...]:
+    """The boundary goals a walk heads for: none, every one it can meet (True), or those named."""
+    if not goals:
+        return ()
+    from gapstate.testing.goal_coverage import fuzz_goals
+
+    meetable = fuzz_goals(machine).goals
+    if goals is True:
+        return meetable
+    named = {goal.name: goal for goal in meetable}
+    for name in goals:
+        if name not in named:
+            raise InvalidArgument(f"goals: {name!r} is not a boundary goal a walk can meet on this table")
+    return tuple(named[name] for name in goals)
 
 
 def _hole_label(hole: tuple[str, str]) -> str:

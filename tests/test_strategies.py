@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import Phase, find, given, settings
-from hypothesis.errors import InvalidArgument
+from hypothesis.errors import InvalidArgument, NoSuchExample
 
 import gapstate
 import gapstate.strategies as strategies
@@ -170,3 +170,34 @@ def test_arbitrary_traces_reach_each_refusal(kind):
         return error is not None and error.kind == kind
 
     find(any_traces(SPEC), refused, settings=FIND)
+
+
+# Boundary goals ---------------------------------------------------------------------
+
+
+def _meets(name):
+    from gapstate.testing.goal_coverage import fuzz_goals, met
+
+    goals = fuzz_goals(machine_for(SPEC)).goals
+    return lambda trace: name in met(goals, gapstate.replay(SPEC, trace))
+
+
+def test_a_walk_heading_for_a_goal_realizes_its_boundary():
+    """A loss, the release and the commit at one ms, then speech at that ms and 1 ms later."""
+    find(traces(SPEC, goals=["post_send:loss-at-commit"]), _meets("post_send:loss-at-commit"), settings=FIND)
+
+
+@pytest.mark.slow  # 100 traces without goals, each time: seconds of CPU
+@pytest.mark.parametrize("name", ["post_send:loss-at-commit", "late_loss:cleared-by-failure", "episode_attempts:fresh-from-CLEAR-after-2"])
+def test_goals_lead_walks_to_boundaries_that_walks_toward_rows_miss(name):
+    budget = settings(FIND, max_examples=100)
+    with pytest.raises(NoSuchExample):
+        find(traces(SPEC), _meets(name), settings=budget)
+    find(traces(SPEC, goals=[name]), _meets(name), settings=budget)
+
+
+def test_goals_must_be_ones_a_walk_can_meet():
+    with pytest.raises(InvalidArgument, match="refuse:210"):
+        find(traces(SPEC, goals=["refuse:210"]), lambda trace: True, settings=FIND)
+    with pytest.raises(InvalidArgument, match="no-such-goal"):
+        find(traces(SPEC, goals=["no-such-goal"]), lambda trace: True, settings=FIND)

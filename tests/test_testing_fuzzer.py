@@ -43,7 +43,7 @@ def test_default_fuzz_finds_each_defect_with_a_trace_as_short_as_checks(tmp_path
     if new:  # a changed row: check finds the same row breaking the same rule
         line, rules = re.match(r"row at line (\d+) breaks (.*)", found["message"]).groups()
         shortest = [len(f.trace) for f in checked.findings if f.kind == "rule" and f.line == int(line) and f.rule in rules]
-        assert shortest and len(found["trace"]) <= min(shortest) + 2
+        assert shortest and len(found["trace"]) == min(shortest)  # the proof's shortest way to the same breach
     else:  # a deleted row: check says the table is not total there, fuzz walks into the hole
         assert found["kind"] == "invalid_event" and "not total" in found["message"]
         assert any(f.kind == "not_total" for f in checked.findings)
@@ -82,6 +82,20 @@ def test_the_coverage_gate_passes_at_the_default_settings(seed):
     assert result.exit_code == 0, result.output
     coverage = json.loads(result.stdout)["coverage"]
     assert coverage["missed"] == [] and coverage["required"] and coverage["complete_after"] <= 500
+    assert coverage["goals"]["missed"] == []  # every boundary goal a walk can meet, met at the defaults too
+
+
+def test_fuzz_reports_the_boundary_goals_and_pairs_of_rows_its_traces_met():
+    from gapstate.run.replayer import machine_for
+    from gapstate.testing.goal_coverage import fuzz_goals
+
+    names = fuzz_goals(machine_for(gapstate.load_spec())).names
+    goals = json.loads(fuzz("--examples", "30", "--seed", "1", "--format", "json").stdout)["coverage"]["goals"]
+    assert goals["met"] and sorted(goals["met"] + goals["missed"]) == sorted(names)
+    assert 0 < goals["pairs"]["covered"] <= goals["pairs"]["possible"]
+    text = fuzz("--examples", "30", "--seed", "1").stdout
+    assert f"goals: the traces met {len(goals['met'])} of {len(names)} boundary goals" in text
+    assert ("never met: " + ", ".join(goals["missed"])) in text
 
 
 def test_a_failed_coverage_gate_is_not_ok_and_says_so():
@@ -187,7 +201,7 @@ def test_a_seeded_fuzz_run_is_reproducible():
     assert first == fuzz("--examples", "30", "--seed", "9", "--format", "json").stdout
     document = json.loads(first)
     assert set(document) == {"ok", "spec", "seed", "seeds", "examples", "events", "counterexample", "coverage", "saved"}
-    assert set(document["coverage"]) == {"reachable", "fired", "missed", "required", "complete_after"}
+    assert set(document["coverage"]) == {"reachable", "fired", "missed", "required", "complete_after", "goals"}
 
 
 def test_fuzz_on_an_unusable_spec_exits_2(tmp_path):
@@ -206,3 +220,38 @@ def test_a_timed_run_replays_at_least_one_trace_however_slow_its_start(monkeypat
     monkeypatch.setattr(time, "monotonic", lambda: float(next(clock)))
     result = fuzzer.fuzz(gapstate.load_spec(), None, 1, duration=1.0)
     assert result.examples >= 1
+
+
+# Bugs at a boundary: a counter at its cap, a guard computed from the payload ---------------------
+
+BOUNDARY_MUTANTS = {
+    "attempts cap: an undelivered request written off says nothing": (
+        "REQUESTED | request_undelivered | !attempts_left | CLEAR | unrepaired_attempts",
+        "REQUESTED | request_undelivered | !attempts_left | CLEAR | noop",
+    ),
+    "session cap: a release with the budget spent says nothing": (
+        "OPEN | floor_released | !busy,!budget_left | CLEAR | unrepaired_budget",
+        "OPEN | floor_released | !busy,!budget_left | CLEAR | noop",
+    ),
+    "late_loss: a commit after a late loss does not reopen": (
+        "SENDING | send_ok | late_loss | OPEN | commit_request,reopen_gap",
+        "SENDING | send_ok | late_loss | REQUESTED | commit_request",
+    ),
+    "dup: a repeated notice while sending marks a late loss": (
+        "SENDING | loss_voiced | dup | = | note_dup",
+        "SENDING | loss_voiced | dup | = | merge_gap,mark_late",
+    ),
+}
+
+
+@pytest.mark.slow  # five default runs per table
+@pytest.mark.parametrize("name", sorted(BOUNDARY_MUTANTS))
+def test_default_fuzz_finds_each_boundary_bug_for_seeds_1_to_5_with_checks_shortest_trace(name):
+    spec = gapstate.load_spec(variant(*BOUNDARY_MUTANTS[name]))
+    checked = gapstate.check(spec)
+    for seed in range(1, 6):
+        found = run_fuzz(spec, 500, seed).counterexample
+        assert found is not None and found.kind == "rule", (name, seed)
+        line, rules = re.match(r"row at line (\d+) breaks (.*)", found.message).groups()
+        shortest = [len(f.trace) for f in checked.findings if f.kind == "rule" and f.line == int(line) and f.rule in rules]
+        assert len(found.trace) == min(shortest), (name, seed)

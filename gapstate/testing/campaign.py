@@ -118,4 +118,7 @@ def merge(results: list[FuzzResult], require_coverage: bool, first: FuzzResult) 
         fired=tuple(sorted(fired)),
         require_coverage=require_coverage,
         complete_after=min(complete) if complete else None,
+        goals=first.goals,
+        met=tuple(sorted(set().union(*(r.met for r in results)))),
+        pairs=first.pairs,
     )

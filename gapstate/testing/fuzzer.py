@@ -75,6 +75,9 @@ class FuzzResult(Result):
     require_coverage: bool = False
     # traces replayed when the traces of one run first covered every reachable row (the fewest over the runs)
     complete_after: int | None = None
+    goals: tuple[str, ...] = ()  # the boundary goals a walk can meet on this table (`goal_coverage`), by name
+    met: tuple[str, ...] = ()  # the goals and `pair:A>B` pairs the traces met
+    pairs: int = 0  # how many pairs of rows can fire one right after the other
 
     @property
     def seed(self) -> int:
@@ -109,7 +112,18 @@ class FuzzResult(Result):
                 "missed": list(self.missed),
                 "required": self.require_coverage,
                 "complete_after": self.complete_after,
+                "goals": self.goal_coverage,
             },
+        }
+
+    @property
+    def goal_coverage(self) -> dict[str, Any]:
+        """The boundary goals met and missed, by the names `gapstate vectors` gives them, and the pairs of rows covered."""
+        met = set(self.met)
+        return {
+            "met": [name for name in self.goals if name in met],
+            "missed": [name for name in self.goals if name not in met],
+            "pairs": {"possible": self.pairs, "covered": sum(name.startswith("pair:") for name in met)},
         }
 
 
@@ -134,6 +148,7 @@ class _Tally:
     events: int = 0
     fired: set[int] = field(default_factory=set)
     complete_after: int | None = None
+    met: set[str] = field(default_factory=set)
     found: tuple[tuple[dict[str, Any], ...], ReplayError] | None = None
 
 
@@ -185,18 +200,22 @@ def fuzz(
 ) -> FuzzResult:
     """One run: replay `examples` generated traces (or as many as `duration` seconds allow).
 
-    The first four fifths of the traces walk towards any row; the last
-    fifth head for the rows the first part fired least (a second
-    Hypothesis run, with `traces(spec, toward=those rows)`): rows rarely
-    fired so far get reached. The first trace that fails ends the run and
+    The first four fifths of the traces walk towards any row and any
+    boundary goal (`traces(spec, goals=True)`); the last fifth head for the
+    rows the first part fired least and the goals it has not met (a second
+    Hypothesis run): rows and boundaries rarely reached so far get reached.
+    Each replay is read for the goals and pairs of rows it meets. The first trace that fails ends the run and
     is shrunk by `minimize`; Hypothesis' own shrinking is not used, as it
     takes thousands of replays where the table's graph gives the answer at
     once. `stop` (a multiprocessing Event) ends the run early when another
     worker sets it; this run sets it when a trace fails.
     """
     from gapstate.proof.paths import roadmap
+    from gapstate.testing.goal_coverage import fuzz_goals, met
 
-    reachable = roadmap(machine_for(spec)).rows
+    machine = machine_for(spec)
+    reachable = roadmap(machine).rows
+    goals = fuzz_goals(machine)
     wanted = set(reachable)
     tally = _Tally()
     fired: Counter[int] = Counter()
@@ -207,8 +226,8 @@ def fuzz(
     else:
         parts = [(examples - examples // RARE_PART, None), (examples // RARE_PART, None)]
 
-    def part(count: int | None, deadline: float | None, toward: tuple[int, ...] | None) -> None:
-        store = database(database_dir, spec, max_size, toward)
+    def part(count: int | None, deadline: float | None, toward: tuple[int, ...] | None, heading: Any) -> None:
+        store = database(database_dir, spec, max_size, (toward, heading))
 
         @settings(
             max_examples=count if count is not None else 10**9,
@@ -218,7 +237,7 @@ def fuzz(
             phases=(Phase.explicit, Phase.reuse, Phase.generate),
             report_multiple_bugs=False,
         )
-        @given(traces(spec, max_size=max_size, toward=toward))
+        @given(traces(spec, max_size=max_size, toward=toward, goals=heading))
         def replays_without_failing(trace: list[dict[str, Any]]) -> None:
             # A timed run replays at least one trace, however long the start took on a loaded machine.
             if (deadline is not None and tally.examples and time.monotonic() > deadline) or (stop is not None and stop.is_set()):
@@ -227,6 +246,7 @@ def fuzz(
             tally.examples += 1
             tally.events += len(trace)
             rows = {step.row for step in result.steps}
+            tally.met |= met(goals.goals, result)
             fired.update(rows)
             if tally.complete_after is None and wanted.issubset(fired):
                 tally.complete_after = tally.examples
@@ -254,10 +274,11 @@ def fuzz(
                 pass
 
     (count, deadline), (rare_count, rare_deadline) = parts
-    part(count, deadline, None)
+    part(count, deadline, None, True)
     if tally.found is None and not (stop is not None and stop.is_set()) and (rare_count or rare_deadline):
         least = sorted(reachable, key=lambda line: (fired[line], line))[:RARE_ROWS]
-        part(rare_count, rare_deadline, tuple(sorted(least)))
+        unmet = tuple(name for name in goals.names if name not in tally.met)
+        part(rare_count, rare_deadline, tuple(sorted(least)), unmet or True)
     tally.fired = set(fired)
     counterexample = None
     if tally.found is not None:
@@ -274,4 +295,7 @@ def fuzz(
         fired=tuple(sorted(tally.fired & wanted)),
         require_coverage=require_coverage,
         complete_after=tally.complete_after,
+        goals=goals.names,
+        met=tuple(sorted(tally.met)),
+        pairs=len(goals.pairs),
     )

@@ -7,8 +7,9 @@ the `Way` it could realize (its event, the value of its chosen guard, and
 how: at the previous event's millisecond, speech 1 ms before, at or 1 ms
 after the horizon or at a repeated notice's time, the kind of id a repeated
 notice names), and a goal is met where its gadget's steps follow each other
-from a configuration and story where it fits, leading through the states it
-expects and breaking nothing. Transition pairs are named as the vectors name
+from a configuration and story where it applies (on the bundled table they
+lead through the states the gadget expects; on a table under test they may
+not, and the boundary was exercised all the same). Transition pairs are named as the vectors name
 them, `pair:A>B` for rows at lines A and B fired one right after the other.
 
 Goals that end in a refusal (`refuse:LINE`, `after_end:...`) are left out:
@@ -104,15 +105,22 @@ def met(goals: Iterable[Goal], result: ReplayResult) -> set[str]:
 
 
 def _shows(goal: Goal, steps: list[Reading], start: int) -> bool:
-    if start + len(goal.steps) > len(steps) or not goal.when(steps[start].config, steps[start].story):
+    """Whether the gadget's steps, as it names them, were sent from `start` on, where the goal applies.
+
+    What the table then did is not asked (on a table under test it may lead
+    elsewhere, or break a rule, which ends the replay: the boundary was
+    still exercised).
+    """
+    if not goal.when(steps[start].config, steps[start].story):
         return False
     for offset, way in enumerate(goal.steps):
+        if start + offset >= len(steps):
+            return False
         reading = steps[start + offset]
-        wanted = goal.expect[offset] if offset < len(goal.expect) else None
-        if not _fits(way, reading) or not reading.clean or (wanted is not None and reading.state != wanted):
+        if not _fits(way, reading) or (reading.ended and not goal.ends):
             return False
-        if reading.ended and not goal.ends:
-            return False
+        if not reading.clean:
+            return True
     return True
 
 

@@ -75,8 +75,13 @@ class Goal:
     expect: tuple[str | None, ...] = ()  # each step's next state (None: any), or REFUSED
     ends: bool = False  # the gadget ends the trace: a refusal, or the end of the session
 
-    def fit(self, machine: Machine, config: Config, story: Story) -> tuple[Config, Story] | None:
-        """Where the gadget leaves a walk standing at (config, story), or None when it does not fit there."""
+    def fit(self, machine: Machine, config: Config, story: Story, strict: bool = True) -> tuple[Config, Story] | None:
+        """Where the gadget leaves a walk standing at (config, story), or None when it does not fit there.
+
+        Not `strict`, for a table under test (`fuzz`): the gadget fits
+        wherever its steps are accepted, whatever states they lead to, and
+        a step that breaks a rule ends it there (the walk has found a bug).
+        """
         if not self.when(config, story):
             return None
         for index, way in enumerate(self.steps):
@@ -86,9 +91,11 @@ class Goal:
             wanted = self.expect[index] if index < len(self.expect) else None
             if wanted == REFUSED:
                 return (config, story) if outcome.status in (Status.REFUSED, Status.ENDED) else None
-            if outcome.status is not Status.OK or outcome.broken:
+            if outcome.status is not Status.OK or (outcome.broken and strict):
                 return None
-            if wanted is not None and outcome.config.state != wanted:
+            if outcome.broken:
+                return outcome.config, retell(story, way, outcome.actions)
+            if strict and wanted is not None and outcome.config.state != wanted:
                 return None
             if outcome.config.ended and not self.ends:
                 return None

@@ -151,7 +151,7 @@ class Guide:
         if key in self._plans:
             return self._plans[key]
         machine = self.machine
-        found = shortest_walk((config, story), lambda node: goal.fit(machine, *node) is not None, self._open_moves)
+        found = shortest_walk((config, story), lambda node: goal.fit(machine, *node, strict=False) is not None, self._open_moves)
         plan = self._plans[key] = None if found is None else tuple(found[0]) + goal.steps
         return plan
 
@@ -171,7 +171,7 @@ class Guide:
         machine, left = self.machine, list(goals)
 
         def fits(node: tuple[Config, Story]) -> bool:
-            left[:] = [goal for goal in left if goal.fit(machine, *node) is None]
+            left[:] = [goal for goal in left if goal.fit(machine, *node, strict=False) is None]
             return not left  # every goal found: stop
 
         shortest_walk((machine.initial, Story()), fits, self._open_moves)

@@ -36,6 +36,13 @@ def fuzz_text(result: FuzzResult, saved: str | None = None, with_trace: bool = T
     lines.append(coverage)
     if missed:
         lines.append("never fired: rows at lines " + ", ".join(str(line) for line in missed))
+    goals = result.goal_coverage
+    if result.goals:
+        met, pairs = len(goals["met"]), goals["pairs"]
+        lines.append(f"goals: the traces met {met} of {len(result.goals)} boundary goals and "
+                     f"{pairs['covered']} of {pairs['possible']} pairs of rows")
+        if goals["missed"]:
+            lines.append("never met: " + ", ".join(goals["missed"]))
     if found is not None:
         verdict = f"{found.kind} at event {found.index + 1} of {len(found.trace)}"
     elif result.gate_failed:
