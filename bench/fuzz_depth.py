@@ -3,6 +3,7 @@
     python bench/fuzz_depth.py gate [SEEDS]      # default 1-10
     python bench/fuzz_depth.py defects [SEEDS]   # default 1-3
     python bench/fuzz_depth.py mutants [SEEDS]   # default 1
+    python bench/fuzz_depth.py goals [SEEDS]     # default 1-5
 
 - `gate`: `gapstate fuzz --require-all --seed S` on the bundled spec, as
   whole processes, nothing else on the command line: the exit code, the
@@ -17,6 +18,9 @@
 - `mutants`: the same for every table that differs from the bundled one in
   one row (its actions made `noop`, its next state `=` or CLEAR, the row
   deleted) and that `check` finds a rule broken in, or a hole.
+- `goals`: the default run on the bundled spec in process, heading for rows
+  only and then for rows and boundary goals: the goals and pairs of rows
+  its traces met, and the traces it took to fire every reachable row.
 
 SEEDS is `1-10` or `1,4,7`. Times depend on the machine's load; counts do not.
 """
@@ -149,6 +153,24 @@ def show(rows: list[tuple]) -> None:
           f"traces to find it: median {found[len(found) // 2] if found else None}, most {found[-1] if found else None}")
 
 
+def goal_runs(chosen: list[int]) -> None:
+    spec = gapstate.load_spec()
+    print(f"{'seed':>4}  {'goals (rows only, with goals)':>30}  {'pairs':>15}  {'full after':>12}")
+    totals = {False: [], True: []}
+    for seed in chosen:
+        runs = {heading: fuzz(spec, 500, seed, goals=heading) for heading in (False, True)}
+        cells = {h: (len(r.goal_coverage["met"]), len(r.goals), r.goal_coverage["pairs"]["covered"], r.complete_after) for h, r in runs.items()}
+        for heading, cell in cells.items():
+            totals[heading].append(cell)
+        (g0, n, p0, c0), (g1, _, p1, c1) = cells[False], cells[True]
+        print(f"{seed:>4}  {f'{g0}/{n} -> {g1}/{n}':>30}  {f'{p0} -> {p1}':>15}  {f'{c0} -> {c1}':>12}")
+    for heading, cells in totals.items():
+        met = sorted(c[0] for c in cells)
+        full = sorted(c[3] or 10**6 for c in cells)
+        print(f"{'with goals' if heading else 'rows only'}: goals met median {met[len(met) // 2]} (least {met[0]}) of {cells[0][1]}; "
+              f"every row fired after median {full[len(full) // 2]} traces")
+
+
 def mutants() -> list[tuple[str, str]]:
     """Every one-row change of the bundled table that check finds a broken rule or a hole in."""
     table = SPEC_TEXT.split("# state | event | guards | next | actions")[1].split("```")[0]
@@ -185,6 +207,8 @@ def main() -> None:
         for name, old, new in DEFECTS:
             rows += compare(name, variant(old, new), chosen)
         show(rows)
+    elif what == "goals":
+        goal_runs(seeds(sys.argv[2] if len(sys.argv) > 2 else "1-5"))
     elif what == "mutants":
         chosen = seeds(sys.argv[2] if len(sys.argv) > 2 else "1")
         rows = []

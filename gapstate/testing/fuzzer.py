@@ -197,6 +197,7 @@ def fuzz(
     duration: float | None = None,
     database_dir: str | Path | None = None,
     stop: Any = None,
+    goals: bool = True,
 ) -> FuzzResult:
     """One run: replay `examples` generated traces (or as many as `duration` seconds allow).
 
@@ -204,18 +205,20 @@ def fuzz(
     boundary goal (`traces(spec, goals=True)`); the last fifth head for the
     rows the first part fired least and the goals it has not met (a second
     Hypothesis run): rows and boundaries rarely reached so far get reached.
-    Each replay is read for the goals and pairs of rows it meets. The first trace that fails ends the run and
-    is shrunk by `minimize`; Hypothesis' own shrinking is not used, as it
-    takes thousands of replays where the table's graph gives the answer at
-    once. `stop` (a multiprocessing Event) ends the run early when another
-    worker sets it; this run sets it when a trace fails.
+    Each replay is read for the goals and pairs of rows it meets. The
+    first trace that fails ends the run and is shrunk by `minimize`;
+    Hypothesis' own shrinking is not used, as it takes thousands of
+    replays where the table's graph gives the answer at once. `stop` (a multiprocessing Event) ends the run early when another
+    worker sets it; this run sets it when a trace fails. `goals=False`
+    heads for rows only (what `bench/fuzz_depth.py goals` compares with);
+    the goals met are read and reported either way.
     """
     from gapstate.proof.paths import roadmap
     from gapstate.testing.goal_coverage import fuzz_goals, met
 
     machine = machine_for(spec)
     reachable = roadmap(machine).rows
-    goals = fuzz_goals(machine)
+    meetable = fuzz_goals(machine)
     wanted = set(reachable)
     tally = _Tally()
     fired: Counter[int] = Counter()
@@ -246,7 +249,7 @@ def fuzz(
             tally.examples += 1
             tally.events += len(trace)
             rows = {step.row for step in result.steps}
-            tally.met |= met(goals.goals, result)
+            tally.met |= met(meetable.goals, result)
             fired.update(rows)
             if tally.complete_after is None and wanted.issubset(fired):
                 tally.complete_after = tally.examples
@@ -274,11 +277,11 @@ def fuzz(
                 pass
 
     (count, deadline), (rare_count, rare_deadline) = parts
-    part(count, deadline, None, True)
+    part(count, deadline, None, goals or None)
     if tally.found is None and not (stop is not None and stop.is_set()) and (rare_count or rare_deadline):
         least = sorted(reachable, key=lambda line: (fired[line], line))[:RARE_ROWS]
-        unmet = tuple(name for name in goals.names if name not in tally.met)
-        part(rare_count, rare_deadline, tuple(sorted(least)), unmet or True)
+        unmet = tuple(name for name in meetable.names if name not in tally.met)
+        part(rare_count, rare_deadline, tuple(sorted(least)), (unmet or True) if goals else None)
     tally.fired = set(fired)
     counterexample = None
     if tally.found is not None:
@@ -295,7 +298,7 @@ def fuzz(
         fired=tuple(sorted(tally.fired & wanted)),
         require_coverage=require_coverage,
         complete_after=tally.complete_after,
-        goals=goals.names,
+        goals=meetable.names,
         met=tuple(sorted(tally.met)),
-        pairs=len(goals.pairs),
+        pairs=len(meetable.pairs),
     )
