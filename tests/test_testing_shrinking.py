@@ -8,7 +8,7 @@ import re
 import pytest
 
 import gapstate
-from gapstate.proof.explore import concretize
+from gapstate.proof.traces import concretize
 from gapstate.testing.fuzzer import fuzz as run_fuzz
 from gapstate.testing.shrinking import minimize
 
