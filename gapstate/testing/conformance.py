@@ -302,7 +302,7 @@ def _generated(
         phases=(Phase.generate, Phase.shrink),
         report_multiple_bugs=False,
     )
-    @given(traces(spec, max_size=max_size))
+    @given(traces(spec, max_size=max_size, goals=True))
     def agrees_with_the_table(trace: list[dict[str, Any]]) -> None:
         if not found and deadline is not None and time.monotonic() > deadline:
             raise _Stopped  # out of time before anything diverged; once something has, let it shrink
