@@ -50,7 +50,7 @@ def readings(result: ReplayResult) -> list[Reading]:
     out: list[Reading] = []
     story = Story()
     kinds: dict[str, str] = {}  # interval id -> the kind of id it now is
-    commit = loss = dup_at = previous = None
+    dup_at = previous = None
     for step in result.steps or ():
         item, outcome = step.item, step.outcome
         t = item.t if item is not None and item.t is not None else previous  # no t: the previous event's
@@ -65,17 +65,14 @@ def readings(result: ReplayResult) -> list[Reading]:
                 dup_at = t
             else:
                 kinds[item.id] = EPISODE
-                loss = t
         elif step.event == "evidence_turn" and item is not None:
-            horizon = commit if commit is None or loss is None or loss < commit else loss
+            horizon = step.horizon  # the replayer's: the later of the commit and the last unseen loss
             speech = item.speech_start
             choice = horizon is not None and speech > horizon
             if horizon is not None:
                 hows.update({-1: (BEFORE,), 0: (AT,), 1: (AFTER,)}.get(speech - horizon, ()))
             if dup_at is not None and speech == dup_at:
                 hows.add(AT_DUP)
-        if outcome.commits:
-            commit = t
         out.append(Reading(step.before, story, step.event, choice, frozenset(hows), outcome.config.state,
                            not outcome.broken, outcome.config.ended, outcome.row.line if outcome.row else 0))
         story = retell(story, Way(step.event, choice), outcome.actions)
