@@ -1,15 +1,25 @@
-"""Hypothesis profiles: `ci` (the default: derandomized, a few hundred examples), `dev`, `thorough`.
+"""Hypothesis profiles, and two guards that make a broken run end soon, saying why.
 
-Choose with HYPOTHESIS_PROFILE=dev (random, with the example database) or
-HYPOTHESIS_PROFILE=thorough (long runs). The database lives in .hypothesis/
-at the project root, which git ignores.
+Profiles: `ci` (the default: derandomized, a few hundred examples), `dev`,
+`thorough`. Choose with HYPOTHESIS_PROFILE=dev (random, with the example
+database) or HYPOTHESIS_PROFILE=thorough (long runs). The database lives in
+.hypothesis/ at the project root, which git ignores.
+
+Guards: a test that runs longer than TEST_LIMIT seconds fails with the stack
+of every thread (where it hung), instead of holding CI until its own
+timeout; and a run whose checkout disappears under it (every later test
+would fail for that alone) stops at once, naming the last test that saw it.
 """
 
 from __future__ import annotations
 
+import faulthandler
 import os
+import signal
+import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
@@ -20,3 +30,35 @@ settings.register_profile("ci", max_examples=200, derandomize=True, database=Non
 settings.register_profile("dev", max_examples=200, database=DATABASE, deadline=None, suppress_health_check=QUIET)
 settings.register_profile("thorough", max_examples=5000, database=DATABASE, deadline=None, suppress_health_check=QUIET)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+ROOT = Path(__file__).resolve().parent.parent
+TEST_LIMIT = 600  # seconds; the slowest test takes about 30 on a quiet machine
+
+
+class TooLong(Exception):
+    """A test ran past TEST_LIMIT."""
+
+
+def _too_long(signum, frame):  # noqa: ANN001
+    faulthandler.dump_traceback(file=sys.__stderr__, all_threads=True)
+    raise TooLong(f"the test ran for more than {TEST_LIMIT} s (the stacks above show where)")
+
+
+@pytest.fixture(autouse=True)
+def _time_limit():
+    if not hasattr(signal, "setitimer"):  # not on Windows
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _too_long)
+    signal.setitimer(signal.ITIMER_REAL, TEST_LIMIT)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def pytest_runtest_teardown(item, nextitem):  # noqa: ANN001
+    if not (ROOT / "pyproject.toml").exists():
+        pytest.exit(f"the checkout at {ROOT} is gone (seen after {item.nodeid}): the tests need it; stopping", returncode=3)

@@ -342,3 +342,23 @@ def test_a_suite_whose_times_pass_the_latest_cannot_be_tested(tmp_path):
     result = conform_cli("--vectors", str(suite), "--examples", "0", *ROOM_LOOP_COMMAND)
     assert result.exit_code == 2, result.output
     assert f"{suite / 'late.jsonl'}:1:" in result.stderr and "past the latest time" in result.stderr
+
+
+def test_conform_in_process_puts_the_callers_sigterm_handler_back():
+    """conform turns SIGTERM into an unwinding exit while it runs; a test runner or program calling it keeps its own after.
+
+    Left installed, the handler would be inherited by every worker process
+    the caller forks later, and a pool's terminate() would unwind them.
+    """
+    import signal
+
+    def mine(signum, frame):  # noqa: ANN001
+        raise AssertionError("not delivered in this test")
+
+    before = signal.signal(signal.SIGTERM, mine)
+    try:
+        ran = CliRunner().invoke(main, ["conform", "--examples", "0", "--timeout", "60", "--", sys.executable, str(ROOM_LOOP)])
+        assert ran.exit_code == 0, ran.output
+        assert signal.getsignal(signal.SIGTERM) is mine
+    finally:
+        signal.signal(signal.SIGTERM, before)

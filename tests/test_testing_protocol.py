@@ -11,6 +11,7 @@ import pytest
 import gapstate
 from gapstate.testing.conformance import Untestable, conform
 from gapstate.testing.protocol import Child
+from gapstate.testing.reaper import Reaper
 
 from .support import ROOM_LOOP
 
@@ -162,6 +163,24 @@ def test_the_subreaper_flag_is_as_it_was_after_the_child_is_ended():
 def _session(pid: int) -> int:
     with open(f"/proc/{pid}/stat", "rb") as stat:
         return int(stat.read().rsplit(b")", 1)[1].split()[3])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="descendants that leave the group are tracked on Linux")
+def test_a_child_of_ours_older_than_the_reaper_is_never_taken_for_the_implementation_s():
+    """Only what started after conform began can be the implementation's: an older child of the caller is left alone."""
+    import subprocess
+
+    older = subprocess.Popen(["sleep", "60"])
+    try:
+        time.sleep(0.05)  # a clock tick (1/100 s) or more: the reaper's start is after the sleep's
+        reaper = Reaper.start()
+        assert reaper is not None
+        reaper._before.discard(older.pid)  # as if it were not known to be ours: its age alone must save it
+        reaper.end()
+        assert older.poll() is None
+    finally:
+        older.kill()
+        older.wait()
 
 
 def test_a_child_that_never_reads_its_input_cannot_block_the_writer():

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -111,8 +114,7 @@ def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, replay_pat
     else:
         suite = load_vectors(vectors_dir) if vectors_dir is not None else builtin(spec)
     limit = duration or None
-    _exit_on_sigterm()
-    with Child(command, timeout) as child:  # ends the child (its process group) whatever happens
+    with _exit_on_sigterm(), Child(command, timeout) as child:  # ends the child (its process group) whatever happens
         if sys.stderr.isatty():
             with click.progressbar(length=len(suite) + examples, label="conform", file=sys.stderr) as bar:
                 result = run(spec, child, suite, examples, seed, progress=lambda: bar.update(1), duration=limit)
@@ -129,11 +131,15 @@ def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, replay_pat
     return 0 if result.ok else 1
 
 
-def _exit_on_sigterm() -> None:
-    """Turn SIGTERM (a CI job cancelled, `kill`) into an exit that unwinds, so `with` blocks end children.
+@contextmanager
+def _exit_on_sigterm() -> Iterator[None]:
+    """While the implementation runs, SIGTERM (a CI job cancelled, `kill`) is an exit that unwinds, so `with` blocks end children.
 
     Python's default for SIGTERM is to die on the spot, which would leave the
     implementation under test running. 143 is what a shell reports for it.
+    The handler before is put back after: a program or test runner that called
+    conform in its own process keeps its own (and the worker processes it
+    forks later do not inherit ours).
     """
     import signal
 
@@ -141,4 +147,11 @@ def _exit_on_sigterm() -> None:
         signal.signal(signum, signal.SIG_IGN)  # a second one must not cut the cleanup short
         raise Terminated(signum)
 
-    signal.signal(signal.SIGTERM, stop)
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)

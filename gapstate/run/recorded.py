@@ -246,6 +246,7 @@ _CONTEXT: Any = None  # what each worker process works with, built once by `_sta
 def _start(build: Callable[..., Any], args: tuple[Any, ...]) -> None:
     global _CONTEXT
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool's terminate() ends us, whatever the parent's handler
     _CONTEXT = build(*args)
 
 

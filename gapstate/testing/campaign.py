@@ -86,11 +86,13 @@ def _worker(done: Any, stop: Any, counter: Any, spec: Spec, examples: int | None
     """One worker process: a run, and its result (with when it failed) put on `done`.
 
     Ctrl-C reaches every process of the group: the workers ignore it and
-    the parent, which handles it, stops them.
+    the parent, which handles it, stops them. SIGTERM ends a worker as
+    Python's default does, whatever handler the forking process had.
     """
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
     def tick() -> None:
         with counter.get_lock():

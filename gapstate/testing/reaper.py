@@ -27,8 +27,20 @@ def _prctl():  # noqa: ANN202 - a ctypes function
     return ctypes.CDLL(None, use_errno=True).prctl
 
 
-def _parents() -> dict[int, int]:
-    """Every process's parent, from /proc/PID/stat (its fourth field, after the command name in parentheses)."""
+def _now() -> int:
+    """The time since boot in clock ticks, the unit of a process's start time in /proc/PID/stat."""
+    with open("/proc/uptime", "rb") as uptime:
+        seconds = float(uptime.read().split()[0])
+    return int(seconds * os.sysconf("SC_CLK_TCK"))
+
+
+def _parents(since: int) -> dict[int, int]:
+    """The parent of every process started at `since` (clock ticks since boot) or later, from /proc/PID/stat.
+
+    The parent is the fourth field and the start time the 22nd, counted
+    after the command name in parentheses. A process older than the
+    reaper is never the implementation's, whatever /proc says its parent is.
+    """
     parents = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -36,9 +48,11 @@ def _parents() -> dict[int, int]:
         try:
             with open(f"/proc/{entry}/stat", "rb") as stat:
                 fields = stat.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):  # it ended while we looked
+            parent, started = int(fields[1]), int(fields[19])
+        except (OSError, IndexError, ValueError):  # it ended while we looked
             continue
-        parents[int(entry)] = int(fields[1])
+        if started >= since:
+            parents[int(entry)] = parent
     return parents
 
 
@@ -52,8 +66,9 @@ class Reaper:
     descendants (those there before, and the roots of other reapers still running).
     """
 
-    def __init__(self, prctl, was: int, before: set[int]):  # noqa: ANN001
+    def __init__(self, prctl, was: int, before: set[int], since: int):  # noqa: ANN001
         self._prctl = prctl
+        self._since = since  # clock ticks since boot when we started: only younger processes can be ours
         self._was = was  # restored at the end: a test runner calling conform stays as it was
         self._before = before  # our children already there: never ours to end
         self.root: int | None = None  # the implementation, set once started
@@ -71,10 +86,11 @@ class Reaper:
             if prctl(_GET_SUBREAPER, ctypes.byref(was), 0, 0, 0) != 0 or prctl(_SET_SUBREAPER, 1, 0, 0, 0) != 0:
                 return None
             me = os.getpid()
-            before = {pid for pid, parent in _parents().items() if parent == me}
-        except (OSError, AttributeError):
+            since = _now() - 1  # a tick early: the clocks of uptime and of start times round differently
+            before = {pid for pid, parent in _parents(since).items() if parent == me}
+        except (OSError, AttributeError, ValueError):
             return None
-        reaper = cls(prctl, _started[0]._was if _started else was.value, before)
+        reaper = cls(prctl, _started[0]._was if _started else was.value, before, since)
         _started.append(reaper)
         return reaper
 
@@ -84,7 +100,7 @@ class Reaper:
         others = {reaper.root for reaper in _started if reaper is not self}
         try:
             for _ in range(_ROUNDS):
-                parents = _parents()
+                parents = _parents(self._since)
                 ours = {pid for pid, parent in parents.items() if parent == me} - self._before - others
                 if not ours:
                     return
