@@ -176,3 +176,48 @@ def test_past_the_cause_budget_the_findings_not_yet_tried_stay_roots(monkeypatch
     bounded = check(spec).findings
     assert [f.kind for f in bounded] == [f.kind for f in unbounded]
     assert all(f.cause is None for f in bounded if f.kind in ("unreachable", "rule"))
+
+
+# the row most likely mistaken, by the patterns the table keeps elsewhere --------
+
+
+def test_a_guard_negated_into_a_copy_of_its_neighbour_is_at_the_row_unlike_the_others():
+    # `!dup` with note_dup, where every other note_dup row notes a duplicate (`dup`)
+    text = variant("OPEN | loss_voiced | dup | = | note_dup", "OPEN | loss_voiced | !dup | = | note_dup")
+    [root] = roots(check_text(text).findings)
+    assert (root.kind, root.line) == ("ambiguous", line_of(text, "OPEN | loss_voiced | !dup | = | note_dup"))
+
+
+def test_a_guard_negated_against_every_other_row_with_its_actions_is_at_that_row():
+    # a send with no attempt left, where every other send_request row needs `attempts_left`
+    old = "DUE | busy_end | budget_left,attempts_left | SENDING | send_request"
+    text = variant(old, "DUE | busy_end | budget_left,!attempts_left | SENDING | send_request")
+    [root] = roots(check_text(text).findings)
+    assert (root.kind, root.line) == ("ambiguous", line_of(text, "budget_left,!attempts_left | SENDING"))
+
+
+def test_a_dropped_guard_is_at_the_row_its_siblings_in_other_states_do_not_match():
+    old = "OPEN | floor_released | !busy,!budget_left | CLEAR | unrepaired_budget"
+    text = variant(old, "OPEN | floor_released | !budget_left | CLEAR | unrepaired_budget")
+    [root] = roots(check_text(text).findings)
+    assert (root.kind, root.line) == ("ambiguous", line_of(text, "OPEN | floor_released | !budget_left |"))
+
+
+@pytest.mark.parametrize("became", ["!post_send", "-"])
+def test_a_guard_changed_beside_a_row_that_refines_its_siblings_is_at_the_changed_row(became):
+    # the `!post_send` noop after a request adds a guard to the unguarded noop of
+    # evidence_turn in other states: it splits what its own state tells apart, no mistake
+    old = "REQUESTED | evidence_turn | post_send | CLEAR | settle"
+    text = variant(old, f"REQUESTED | evidence_turn | {became} | CLEAR | settle")
+    [root] = roots(check_text(text).findings)
+    assert (root.kind, root.line) == ("ambiguous", line_of(text, f"REQUESTED | evidence_turn | {became} | CLEAR"))
+
+
+def test_an_allowed_row_that_fires_only_past_a_rule_breaking_row_follows_from_it():
+    # CLEAR to OPEN on a release opens no gap: the episode's spent attempts carry into OPEN
+    text = variant("CLEAR | floor_released | - | = | noop", "CLEAR | floor_released | - | OPEN | noop")
+    findings = check_text(text).findings
+    [root] = roots(findings)
+    assert (root.kind, root.line) == ("rule", line_of(text, "CLEAR | floor_released | - | OPEN"))
+    allowances = [f for f in findings if f.kind == "stale_allowance"]
+    assert allowances and all(f.cause == root.as_cause() for f in allowances)

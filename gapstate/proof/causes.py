@@ -27,6 +27,7 @@ never fires is `proof.reach.why_unreachable`'s.
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import product
 
 from gapstate.findings import (
@@ -40,10 +41,10 @@ from gapstate.findings import (
     Unreachable,
 )
 from gapstate.proof.explore import Exploration
-from gapstate.proof.mending import Walker, suspect
+from gapstate.proof.mending import Walker, every_step, suspect
 from gapstate.proof.reach import why_unreachable
 from gapstate.run.machine import Machine
-from gapstate.spec.table import Literal, Row, Table, holds
+from gapstate.spec.table import ANY_STATE, Literal, Row, Table, holds
 
 # Each candidate root costs a walk or two over every configuration, so a table
 # with thousands of findings would take time quadratic in its size. Past this
@@ -91,6 +92,9 @@ def attribute(findings: list[Finding], table: Table, machine: Machine, explorati
         ]
         if downstream:
             fired, broken = walk.blocked(suspects)
+            if isinstance(root, RuleBroken) and any(isinstance(f, StaleAllowance) for f in downstream):
+                # An allowed row that fires only past the mistaken row's steps, breaking or not, follows from it.
+                fired = walk.blocked([*suspects, every_step(root.line)])[0]
             for finding in downstream:
                 if isinstance(finding, RuleBroken):
                     gone = (finding.rule, finding.line) not in broken
@@ -132,7 +136,8 @@ def _point_ambiguities(findings: list[Finding], table: Table, exploration: Explo
 
     The likely row, of the two: the one that fills a hole of its own state
     and event once a guard of it is negated (a negated guard both overlaps
-    and leaves a hole); else the one row every overlap of its state and
+    and leaves a hole); else the one that breaks a pattern the table keeps
+    elsewhere (see `_Patterns`); else the one row every overlap of its state and
     event involves (a dropped guard widens a row over several neighbours);
     else one that one more guard would part from every row without leaving
     a hole (a dropped guard, over one neighbour); else the row whose
@@ -148,13 +153,22 @@ def _point_ambiguities(findings: list[Finding], table: Table, exploration: Explo
     for finding in findings:
         if isinstance(finding, Ambiguous):
             groups.setdefault((finding.state, finding.event), []).append(finding)
+    if not groups:
+        return
+    patterns = _Patterns(table)
     for all_of_them in groups.values():
         # A copy (same guards) is at the copy, unless it is a guard negated: then at the row that fills the hole.
         for finding in all_of_them:
             if finding.copy and holes:
                 first, second = (rows[line] for line in finding.rows)
                 finding.line = max(
-                    (first, second), key=lambda r: (_negation_fills(r, holes), r.line in breaking, r is second)
+                    (first, second),
+                    key=lambda r: (
+                        _negation_fills(r, holes),
+                        *patterns.unlike(r, second if r is first else first),
+                        r.line in breaking,
+                        r is second,
+                    ),
                 ).line
         group = [f for f in all_of_them if not f.copy]
         lines = {line for f in group for line in f.rows}
@@ -167,6 +181,7 @@ def _point_ambiguities(findings: list[Finding], table: Table, exploration: Explo
                 other = second if row is first else first
                 return (
                     _negation_fills(row, holes),
+                    *patterns.unlike(row, other),
                     row.line == widening,
                     _narrowing_mends(table, row, finding.state),
                     row.guard_set < other.guard_set,
@@ -180,6 +195,52 @@ def _point_ambiguities(findings: list[Finding], table: Table, exploration: Explo
             group.sort(key=lambda f: f.rows)
             for finding in group[1:]:
                 finding.cause = group[0].as_cause()
+
+
+class _Patterns:
+    """What the table's rows do elsewhere, indexed once: which row breaks a pattern the others keep.
+
+    A row is unlike `other` when it names a guard the other way from every
+    other row with its actions that names it (`!dup` with `note_dup`, which
+    notes a duplicate everywhere else) and `other` does not; or when the rows
+    of its event and actions in other states all have other guards, while
+    `other` has the guards of such a row of its own (the table repeats its
+    patterns state by state). A row whose actions appear nowhere else departs
+    from no pattern, so it never makes the other row the likelier mistake: the
+    `!post_send` noop after a request adds a guard to the unguarded noop of
+    `evidence_turn` in other states, and a changed `settle` row beside it is
+    still the one to blame.
+    """
+
+    def __init__(self, table: Table):
+        self.named: Counter[tuple] = Counter()  # (actions, literal) -> rows with those actions naming it
+        self.kin: dict[tuple, Counter[str]] = {}  # (actions, event) -> rows by state
+        self.alike: dict[tuple, Counter[str]] = {}  # (actions, event, guards) -> rows by state
+        for row in table.rows:
+            self.named.update((row.actions, lit) for lit in row.guard_set)
+            self.kin.setdefault((row.actions, row.event), Counter())[row.state] += 1
+            self.alike.setdefault((row.actions, row.event, row.guard_set), Counter())[row.state] += 1
+
+    def unlike(self, row: Row, other: Row) -> tuple[bool, bool]:
+        return (
+            self._contradicts(row) and not self._contradicts(other),
+            self._kin(row) is False and self._kin(other) is True,
+        )
+
+    def _contradicts(self, row: Row) -> bool:
+        return any(
+            self.named[row.actions, lit] == 1 and self.named[row.actions, Literal(lit.guard, not lit.positive)] > 0
+            for lit in row.guard_set
+        )
+
+    def _kin(self, row: Row) -> bool | None:
+        """Whether a row of its event and actions in another state has its guards; None when there is no such row."""
+        def elsewhere(states: Counter[str]) -> bool:
+            return any(n for state, n in states.items() if state not in (row.state, ANY_STATE))
+
+        if not elsewhere(self.kin[row.actions, row.event]):
+            return None
+        return elsewhere(self.alike[row.actions, row.event, row.guard_set])
 
 
 def _narrowing_mends(table: Table, row: Row, state: str) -> bool:

@@ -80,6 +80,15 @@ def suspect(root: Finding, table: Table, machine: Machine) -> Suspect | None:
     return None
 
 
+def every_step(line: int) -> Suspect:
+    """Every step of the row at `line`: what mending a mistaken row may change."""
+
+    def any_step(config: Config, on: str, choice: bool, broken: bool) -> bool:
+        return True
+
+    return Suspect(frozenset((line,)), any_step)
+
+
 class Walker:
     """Breadth-first walks over the table's steps, with a root's steps opened or blocked."""
 
