@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gapstate.proof.traces import concretize, shortest_walk
+from gapstate.proof.traces import Trace, concretize, shortest_walk
 
 
 def test_concretized_traces_use_fresh_and_repeated_ids_and_post_send_speech():
@@ -17,3 +17,18 @@ def test_the_shortest_walk_is_the_first_found_breadth_first_and_none_when_no_nod
     moves = {0: [("a", 1), ("b", 2)], 1: [("c", 3)], 2: [("d", 3), ("e", 4)], 3: [], 4: []}
     assert shortest_walk(0, lambda node: node == 3 and "here", lambda node: moves[node]) == (["a", "c"], 3, "here")
     assert shortest_walk(0, lambda node: node == 5, lambda node: moves[node]) is None
+
+
+def test_a_trace_kept_in_a_tree_walks_from_the_root_and_gives_fresh_events_each_read():
+    # node -> (depth, parent, step): 0 is the root; 2 is reached by loss_voiced then busy_start
+    tree = {0: (0, -1, None), 1: (1, 0, ("loss_voiced", False)), 2: (2, 1, ("busy_start", False)),
+            3: (1, 0, ("candidate_start", False))}
+    trace = Trace(tree, 2, ("floor_released", False))
+    whole = concretize([("loss_voiced", False), ("busy_start", False), ("floor_released", False)])
+    assert len(trace) == 3 and trace == whole and trace == tuple(whole) and list(trace) == whole
+    assert trace[-1] == whole[-1] and trace[:2] == tuple(whole[:2])
+    first = list(trace)
+    first[0]["event"] = "changed"
+    assert list(trace) == whole  # a reader's change stays with that reader
+    assert Trace(tree, 0, ("busy_start", False)) == concretize([("busy_start", False)])
+    assert trace != Trace(tree, 3, ("floor_released", False)) and trace != "a string"

@@ -113,7 +113,7 @@ def check(
     if len(choices) == 1 and fmt in ("text", "json"):
         result = proved(choices[0])
         if fmt == "json":
-            say_json(result.to_dict())  # the findings of a big table make a big document
+            say_json(result.streamed())  # the findings of a big table make a big document
         else:
             say(check_text(result, bundled=choices[0].bundled))
         return 0 if result.ok or exit_zero else 1
@@ -154,7 +154,7 @@ def check(
             else outcome.to_dict()
             for choice, outcome in checked
         ]
-        say(to_json({"ok": all(d["ok"] for d in documents), "specs": documents}))
+        say_json({"ok": all(d["ok"] for d in documents), "specs": documents})
     else:
         texts = [check_text(o, bundled=c.bundled) for c, o in checked if not isinstance(o, GapstateError)]
         if texts:

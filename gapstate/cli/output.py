@@ -54,7 +54,10 @@ def say_lines(lines: Iterable[str], chunk: int = 1024) -> None:
 
 
 def say_json(document: dict[str, Any]) -> None:
-    """`say(to_json(document))`, byte for byte, written in pieces of about 64 KiB as they are encoded."""
+    """`say(to_json(document))`, byte for byte, written in pieces of about 64 KiB as they are encoded.
+
+    A value of `document` may be an iterator, written as a list an item at a time (see `json_chunks`).
+    """
     from gapstate.cli.render import json_chunks
 
     for chunk in json_chunks(document):

@@ -3,6 +3,7 @@ stale allowances, and broken rules with the trace that breaks them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
@@ -150,7 +151,10 @@ class StaleAllowance(Finding):
 
 
 class RuleBroken(Finding):
-    """A reachable step breaks one of the rules of the spec's prose; `trace` replays it."""
+    """A reachable step breaks one of the rules of the spec's prose; `trace` replays it.
+
+    The proof gives a `proof.traces.Trace`, whose events are made afresh each time it is read.
+    """
 
     kind = "rule"
     template = "{rule}: {description} (shortest trace: {count} event{plural}{first})"
@@ -158,7 +162,7 @@ class RuleBroken(Finding):
     __slots__ = ("rule", "description", "trace", "detour")
 
     def __init__(
-        self, line: int, column: int, rule: str, description: str, trace: tuple[dict[str, Any], ...], detour: bool
+        self, line: int, column: int, rule: str, description: str, trace: Sequence[dict[str, Any]], detour: bool
     ):
         super().__init__(line, column)
         self.rule = rule
@@ -177,7 +181,7 @@ class RuleBroken(Finding):
         }
 
     def export(self) -> dict[str, Any]:
-        return {"rule": self.rule, "trace": [dict(event) for event in self.trace]}
+        return {"rule": self.rule, "trace": list(map(dict, self.trace))}
 
     def as_cause(self) -> Cause:
         return Cause(self.kind, self.line, rule=self.rule)

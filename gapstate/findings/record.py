@@ -7,6 +7,7 @@ root.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar, NamedTuple
 
 Valuation = tuple[tuple[str, bool], ...]
@@ -57,7 +58,7 @@ class Finding:
     kind: ClassVar[str] = "finding"
     template: ClassVar[str] = ""
     exported: ClassVar[tuple[str, ...]] = ()
-    trace: tuple[dict[str, Any], ...] = ()  # a trace that replays the finding: only a rule breach has one
+    trace: Sequence[dict[str, Any]] = ()  # a trace that replays the finding: only a rule breach has one
     __slots__ = ("line", "column", "cause")
 
     def __init__(self, line: int, column: int = 1):

@@ -43,11 +43,16 @@ class CheckResult(Result):
         return not self.findings
 
     def to_dict(self) -> dict[str, Any]:
+        return {**self.streamed(), "findings": [f.to_dict() for f in self.findings]}
+
+    def streamed(self) -> dict[str, Any]:
+        """`to_dict()` with its findings an iterator, each made as it is read: for writing a big
+        result a finding at a time (`cli.render.json_chunks`), never holding every trace at once."""
         return {
             "ok": self.ok,
             "spec": self.spec,
             "stats": dict(self.stats),
-            "findings": [f.to_dict() for f in self.findings],
+            "findings": (f.to_dict() for f in self.findings),
         }
 
     def grouped(self) -> list[tuple[Finding, list[Finding]]]:

@@ -15,10 +15,10 @@ from typing import Any, Iterator, NamedTuple
 import networkx as nx
 
 from gapstate.errors import GapstateError
-from gapstate.proof.packing import Packing, Step
-from gapstate.proof.traces import concretize, shortest_walk
-from gapstate.run.machine import Machine, Status
-from gapstate.spec.vocabulary import EVENTS, Config
+from gapstate.proof.packing import Packing, step_classes
+from gapstate.proof.traces import Trace, shortest_walk
+from gapstate.run.machine import Machine
+from gapstate.spec.vocabulary import Config
 
 
 class Firing(NamedTuple):
@@ -75,14 +75,15 @@ class Exploration:
     """
 
     def __init__(self, packing: Packing, initial: int, seen: dict[int, None], classes: dict[int, tuple],
-                 fired: set[int], broken: dict[tuple[str, int], list[Firing]]):
+                 fired: set[int], breaches: dict[tuple[str, int], list[tuple[int, str, bool]]]):
         self._packing = packing
         self._root = initial  # the initial node, where the breadth-first trees start
         self._seen = seen  # node -> None, in breadth-first order
         self._classes = classes  # class representative -> its steps as (delta, event, choice, line, clean)
         self.initial = packing.decode(initial)
         self.fired = fired
-        self.broken = broken
+        self._breaches = breaches  # (rule, row line) -> every breaking step, as (node, event, choice)
+        self._broken: dict[tuple[str, int], list[Firing]] | None = None
         self._graph: nx.DiGraph | None = None
         self._trees: dict[bool, dict[int, tuple[int, int, tuple | None]]] = {}
         self.implied = len(seen)  # what the caps imply, at most (`explore` sets it)
@@ -90,6 +91,32 @@ class Exploration:
 
     def __len__(self) -> int:
         return len(self._seen)
+
+    @property
+    def broken(self) -> dict[tuple[str, int], list[Firing]]:
+        if self._broken is None:
+            decode = self._packing.decode
+            self._broken = {key: [Firing(decode(node), event, choice, False) for node, event, choice in steps]
+                            for key, steps in self._breaches.items()}
+        return self._broken
+
+    def breaches(self) -> Iterator[tuple[str, int, Trace, bool]]:
+        """Each (rule, row line) broken, with the shortest trace whose last step breaks it, and whether
+        that trace is a detour.
+
+        The trace walks steps that break nothing, so replaying it stops at
+        this rule; when every way there breaks another rule first, it is the
+        shortest way regardless (a detour).
+        """
+        clean = self._tree(True)
+        for (rule, line), steps in self._breaches.items():
+            reachable = [step for step in steps if step[0] in clean]
+            if reachable:
+                node, event, choice = min(reachable, key=lambda step: clean[step[0]][0])
+                yield rule, line, Trace(clean, node, (event, choice)), False
+            else:
+                node, event, choice = steps[0]
+                yield rule, line, Trace(self._tree(False), node, (event, choice)), True
 
     def __contains__(self, config: object) -> bool:
         try:
@@ -200,10 +227,9 @@ class Exploration:
         """The rules each breaking step breaks, by (node, event, choice)."""
         if self._rules is None:
             self._rules = {}
-            encode = self._packing.encode
-            for (rule, _), firings in self.broken.items():
-                for firing in firings:
-                    self._rules.setdefault((encode(firing.config), firing.event, firing.choice), []).append(rule)
+            for (rule, _), steps in self._breaches.items():
+                for step in steps:
+                    self._rules.setdefault(step, []).append(rule)
         return self._rules
 
     def distances(self, clean: bool = False) -> dict[Config, int]:
@@ -267,7 +293,8 @@ class Exploration:
 
     def trace_to(self, config: Config, last: tuple[str, bool], clean: bool = True) -> list[dict[str, Any]]:
         """The shortest replayable trace reaching `config` (along clean steps if asked), then `last`."""
-        return concretize(self.steps_to(config, clean) + [last])
+        self.path_to(config, clean)  # NetworkXNoPath when there is no way
+        return list(Trace(self._tree(clean), self._packing.encode(config), last))
 
 
 
@@ -297,7 +324,7 @@ def explore(machine: Machine, progress: Callable[[int, int], None] | None = None
 
     A configuration whose counters passed their caps (the `cap-exceeded`
     rule) is a node but is not expanded: that keeps the graph finite on a
-    table that never stops counting. First the classes (see `Packing`) are
+    table that never stops counting. First the classes (see `Packing`, `step_classes`) are
     explored, each stepped once: their sizes add up to how many
     configurations the caps imply, at most, before any is visited, and
     past the budget the search stops there. Then every configuration is
@@ -307,13 +334,13 @@ def explore(machine: Machine, progress: Callable[[int, int], None] | None = None
     """
     packing = Packing(machine)
     initial = packing.encode(machine.initial)
-    classes, breaks, implied = _classes(machine, packing, initial)
+    classes, breaks, implied = step_classes(machine, packing, initial)
     if budget is not None and implied > budget:
         raise TooManyConfigurations(implied, budget)
-    decode, fold, expanded, target_of = packing.decode, packing.fold, packing.expanded, packing.target
+    fold, expanded, target_of = packing.fold, packing.expanded, packing.target
     fired: set[int] = set()
     counted: set[int] = set()  # representatives whose rows are in `fired`
-    broken: dict[tuple[str, int], list[Firing]] = {}
+    breaches: dict[tuple[str, int], list[tuple[int, str, bool]]] = {}
     seen: dict[int, None] = {initial: None}
     queue = deque([initial])
     pop, push = queue.popleft, queue.append
@@ -329,9 +356,8 @@ def explore(machine: Machine, progress: Callable[[int, int], None] | None = None
             counted.add(representative)
             fired.update(step[3] for step in steps)
         if breaks and representative in breaks:
-            before = decode(source)
             for rule, line, event, choice in breaks[representative]:
-                broken.setdefault((rule, line), []).append(Firing(before, event, choice, False))
+                breaches.setdefault((rule, line), []).append((source, event, choice))
         for step in steps:
             target = source + step[0] if not step[5] else target_of(source, representative, step[0], step[5])
             if target not in seen:
@@ -344,51 +370,6 @@ def explore(machine: Machine, progress: Callable[[int, int], None] | None = None
             progress(done, total)
     if progress is not None:
         progress(total, total)
-    exploration = Exploration(packing, initial, seen, classes, fired, broken)
+    exploration = Exploration(packing, initial, seen, classes, fired, breaches)
     exploration.implied = implied
     return exploration
-
-
-def _classes(machine: Machine, packing: Packing, initial: int) -> tuple[dict[int, tuple[Step, ...]], dict, int]:
-    """Every class reachable from the initial node, each stepped once, and how many configurations they hold.
-
-    Returns the steps of each class (by representative), the rule-breaking
-    steps of those that break any, and the sum of the classes' sizes: an
-    upper bound of the configurations `explore` will visit (a class counts
-    whole when some member of it can be reached from a reachable class).
-    """
-    decode, pack, fold, expanded = packing.decode, packing.pack, packing.fold, packing.expanded
-    resets = packing.resets
-    events = tuple(EVENTS)
-    classes: dict[int, tuple[Step, ...]] = {}
-    breaks: dict[int, tuple[tuple[str, int, str, bool], ...]] = {}  # representative -> (rule, line, event, choice)
-    start = fold(initial)
-    implied = 0
-    seen = {start}
-    queue = deque([start])
-    while queue:
-        representative = queue.popleft()
-        implied += packing.class_size(representative)
-        if not expanded(representative):
-            continue
-        config = decode(representative)
-        found: list[Step] = []
-        breaking = []
-        for event in events:
-            for choice in machine.choices(config, event):
-                outcome = machine.step_once(config, event, choice)
-                if outcome.status is not Status.OK:
-                    continue
-                line = outcome.row.line
-                found.append((pack(outcome.config) - representative, event, choice, line, not outcome.broken,
-                              resets[line]))
-                breaking.extend((rule, line, event, choice) for rule in outcome.broken)
-        steps = classes[representative] = tuple(found)
-        if breaking:
-            breaks[representative] = tuple(breaking)
-        for step in steps:
-            for target in packing.class_targets(representative, step):
-                if target not in seen:
-                    seen.add(target)
-                    queue.append(target)
-    return classes, breaks, implied

@@ -7,11 +7,12 @@ its configurations, and the classes are what let it step only a few of them.
 
 from __future__ import annotations
 
+from collections import deque
 from itertools import product
 from operator import mul
 from typing import Any, Iterator
 
-from gapstate.run.machine import Machine
+from gapstate.run.machine import Machine, Status
 from gapstate.spec.vocabulary import ACTIONS, COUNTERS, EVENTS, Config, action
 
 # A step of a class: (delta to the target from the representative, event,
@@ -153,3 +154,48 @@ class Packing:
         base = representative + delta
         for offsets in product(*options):
             yield self.fold(base + sum(offsets))
+
+
+def step_classes(machine: Machine, packing: Packing, initial: int) -> tuple[dict[int, tuple[Step, ...]], dict, int]:
+    """Every class reachable from the initial node, each stepped once, and how many configurations they hold.
+
+    Returns the steps of each class (by representative), the rule-breaking
+    steps of those that break any, and the sum of the classes' sizes: an
+    upper bound of the configurations `explore` will visit (a class counts
+    whole when some member of it can be reached from a reachable class).
+    """
+    decode, pack, fold, expanded = packing.decode, packing.pack, packing.fold, packing.expanded
+    resets = packing.resets
+    events = tuple(EVENTS)
+    classes: dict[int, tuple[Step, ...]] = {}
+    breaks: dict[int, tuple[tuple[str, int, str, bool], ...]] = {}  # representative -> (rule, line, event, choice)
+    start = fold(initial)
+    implied = 0
+    seen = {start}
+    queue = deque([start])
+    while queue:
+        representative = queue.popleft()
+        implied += packing.class_size(representative)
+        if not expanded(representative):
+            continue
+        config = decode(representative)
+        found: list[Step] = []
+        breaking = []
+        for event in events:
+            for choice in machine.choices(config, event):
+                outcome = machine.step_once(config, event, choice)
+                if outcome.status is not Status.OK:
+                    continue
+                line = outcome.row.line
+                found.append((pack(outcome.config) - representative, event, choice, line, not outcome.broken,
+                              resets[line]))
+                breaking.extend((rule, line, event, choice) for rule in outcome.broken)
+        steps = classes[representative] = tuple(found)
+        if breaking:
+            breaks[representative] = tuple(breaking)
+        for step in steps:
+            for target in packing.class_targets(representative, step):
+                if target not in seen:
+                    seen.add(target)
+                    queue.append(target)
+    return classes, breaks, implied

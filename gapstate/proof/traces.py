@@ -8,7 +8,7 @@ that decides their ids and times.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from gapstate.spec.vocabulary import PAYLOADS, SEEN
@@ -23,18 +23,73 @@ def concretize(steps: Iterable[tuple[str, bool]]) -> list[dict[str, Any]]:
     and otherwise 0, after nothing.
     """
     trace: list[dict[str, Any]] = []
+    append = trace.append
     issued = 0
-    for index, (event, choice) in enumerate(steps, start=1):
-        item: dict[str, Any] = {"event": event, "t": 100 * index}
-        payload = PAYLOADS.get(event)
-        if payload is not None and payload.reads == SEEN:
+    t = 0
+    for event, choice in steps:
+        t += 100
+        payload = _PAYLOAD_FIELDS.get(event)
+        if payload is None:
+            append({"event": event, "t": t})
+        elif payload[1]:  # SEEN: an interval id
             if not choice:
                 issued += 1
-            item[payload.field] = f"iv-{max(issued, 1)}"
-        elif payload is not None:
-            item[payload.field] = 100 * index - 50 if choice else 0
-        trace.append(item)
+            append({"event": event, "t": t, payload[0]: f"iv-{issued or 1}"})
+        else:
+            append({"event": event, "t": t, payload[0]: t - 50 if choice else 0})
     return trace
+
+
+_PAYLOAD_FIELDS = {event: (payload.field, payload.reads == SEEN) for event, payload in PAYLOADS.items()}
+
+
+class Trace(Sequence):  # type: ignore[type-arg]
+    """A shortest trace kept as a place in a breadth-first tree, its events made each time it is read.
+
+    `tree` maps a node to (depth, parent node, the step from the parent,
+    whose first two items are the event and its choice), the root to (0, -1,
+    None); the trace walks from the root to `node`, then takes `last`. A
+    check of a big table holds thousands of counterexamples that share their
+    beginnings: kept this way they cost a few references each, not a dict an
+    event, and each reader gets events of its own to keep or change.
+    """
+
+    __slots__ = ("_tree", "_node", "_last")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, tree: dict[Any, tuple[int, Any, tuple | None]], node: Any, last: tuple[str, bool]):
+        self._tree, self._node, self._last = tree, node, last
+
+    def steps(self) -> list[tuple[str, bool]]:
+        """The (event, choice) pairs the trace is made of."""
+        tree, node = self._tree, self._node
+        steps = []
+        while True:
+            _, node, step = tree[node]
+            if step is None:
+                break
+            steps.append((step[0], step[1]))
+        steps.reverse()
+        steps.append(self._last)
+        return steps
+
+    def __len__(self) -> int:
+        return self._tree[self._node][0] + 1
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(concretize(self.steps()))
+
+    def __getitem__(self, index: Any) -> Any:
+        events = concretize(self.steps())
+        return tuple(events[index]) if isinstance(index, slice) else events[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (Trace, tuple, list)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"Trace({list(self)!r})"
 
 
 def shortest_walk(start: Any, goal: Callable[[Any], Any], moves: Callable[[Any], Iterable[tuple[Any, Any]]]) -> tuple[list[Any], Any, Any] | None:
