@@ -108,6 +108,6 @@ def conform(
 
 def conform_report(result: ConformResult) -> str:
     """The text `gapstate conform` prints for a result: a readable assertion message (`assert result.ok, conform_report(result)`)."""
-    from gapstate.testing.report import conform_text
+    from gapstate.testing.report import conform_summary, conform_text
 
-    return conform_text(result)
+    return "\n".join(filter(None, [conform_text(result), conform_summary(result)]))

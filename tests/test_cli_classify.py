@@ -68,8 +68,8 @@ def test_the_text_says_in_how_many_repeats_each_verdict_fell(tmp_path):
     assert "interval_recorded in 3, interval_overlaps in 3" in row
     assert "overall: attributable in 2 of 5 repeats, inconclusive in 3 of 5 repeats" in rows
     assert sum(line.startswith("repeat ") for line in rows) == 5
-    assert rows[-1].startswith("gapstate classify: 5 repeats of 2 arms, 2 turns: ")
-    assert "%" not in outcome.stdout
+    assert outcome.stderr.splitlines()[-1].startswith("gapstate classify: 5 repeats of 2 arms, 2 turns: ")
+    assert "%" not in outcome.output
 
 
 def test_a_report_of_another_experiment_exits_2_naming_the_file_line_and_difference(tmp_path):
@@ -246,8 +246,8 @@ def test_an_unknown_format_is_a_usage_error_exit_2():
     assert run(str(EXAMPLE), "--format", "yaml").exit_code == 2
 
 
-def test_classify_text_ends_with_a_summary_line_like_the_other_commands():
-    last = run(str(EXAMPLE)).stdout.splitlines()[-1]
+def test_classify_ends_with_a_summary_line_on_stderr_like_the_other_commands():
+    last = run(str(EXAMPLE)).stderr.splitlines()[-1]
     assert last == f"gapstate classify: {EXAMPLE}: 3 arms, 9 turns: attributable (descriptive)"
 
 

@@ -49,7 +49,7 @@ def test_without_any_setting_the_bundled_spec_is_checked_and_the_summary_says_so
     assert resolve_spec_path() == (bundled_path(), BUNDLED, None)
     result = run("check")
     assert result.exit_code == 0
-    assert result.stdout.splitlines()[-1].startswith(f"gapstate check: {BUNDLED_NAME} (the bundled spec): ok (")
+    assert result.stderr.splitlines()[-1].startswith(f"gapstate check: {BUNDLED_NAME} (the bundled spec): ok (")
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "github", "sarif"])
@@ -133,9 +133,9 @@ def test_check_takes_several_paths_and_exits_with_the_worst(project):
     broken = project / "tables" / "gap.md"
     result = run("check", str(good), str(broken))
     assert result.exit_code == 1
-    summaries = [line for line in result.stdout.splitlines() if line.startswith("gapstate check: ")]
-    assert summaries[0].startswith(f"gapstate check: {good}: ok") and f"{broken}: " in summaries[1]
-    assert " findings" in summaries[1]
+    verdicts = [line for line in result.stdout.splitlines() if line.startswith((f"{good}: ", f"{broken}: "))]
+    assert verdicts[0].startswith(f"{good}: ok") and verdicts[1].startswith(f"{broken}: ") and " findings" in verdicts[1]
+    assert result.stderr.splitlines()[-1] == "gapstate check: 2 specs: 1 ok, 1 with findings"
     assert run("check", str(good), str(project / "missing.md")).exit_code == 2
 
 
@@ -223,11 +223,11 @@ def test_conform_and_vectors_name_the_bundled_spec_as_check_does_not_by_its_inst
     monkeypatch.chdir(tmp_path)
     written = run("vectors", "suite")
     assert written.exit_code == 0, written.output
-    assert written.stdout.startswith("gapstate vectors: suite: ")
+    assert written.stderr.startswith("gapstate vectors: suite: ")
     manifest = json.loads((tmp_path / "suite" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["spec"]["path"] == BUNDLED_NAME
     ran = run("conform", "--vectors", "suite", "--examples", "0", "--timeout", "60", "--", sys.executable, str(ROOM_LOOP))
     assert ran.exit_code == 0, ran.output
-    assert ran.stdout.splitlines()[-1].startswith(f"gapstate conform: {BUNDLED_NAME}: seed 0: ")
+    assert ran.stderr.splitlines()[-1].startswith(f"gapstate conform: {BUNDLED_NAME}: seed 0: ")
     for said in (written.output, ran.output, json.dumps(manifest)):
         assert bundled_path() not in said and "site-packages" not in said

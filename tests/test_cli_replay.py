@@ -33,7 +33,8 @@ def test_replay_summary_prints_only_the_final_configuration_and_the_error(tmp_pa
     text = replay(path, "--summary")
     assert text.exit_code == 1
     assert "loss_voiced" not in text.stdout
-    assert "invalid_event" in text.stdout and text.stdout.count("\n") == 3
+    assert "invalid_event" in text.stdout and text.stdout.count("\n") == 2  # the stop and the final configuration
+    assert text.stderr.splitlines()[-1].startswith("gapstate replay: ")
     document = json.loads(replay(path, "--summary", "--format", "json").stdout)
     assert "steps" not in document and document["error"]["kind"] == "invalid_event"
 
@@ -93,7 +94,7 @@ def test_a_long_trace_on_standard_input_passes_through_the_spool(tmp_path):
     # Standard input cannot be read twice; 80,000 transcript lines pass the spool's 8 MiB in memory, so it moves to a file.
     result = CliRunner().invoke(main, ["replay", "-"], input="".join(['{"event": "loss_silent"}\n'] * 80000))
     assert result.exit_code == 0
-    assert result.stdout.count("\n") == 80000 + 2
+    assert result.stdout.count("\n") == 80000 + 1  # the steps and the final configuration
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
@@ -141,7 +142,8 @@ def test_replay_text_names_trace_lines_not_indexes_and_json_keeps_the_index(tmp_
     lines = replay(path).stdout.splitlines()
     assert lines[0].startswith("line 1 ") and lines[1].startswith("line 3 ")
     assert lines[2] == f"! {path}:4: invalid_event: send_ok cannot occur in OPEN (row at line {line_of(SPEC_TEXT, 'OPEN | send_ok')} marks it invalid)"
-    assert lines[-1] == f"gapstate replay: {path}: 3 events: stopped at line 4 (invalid_event)"
+    assert lines[-1].startswith("final: ")
+    assert replay(path).stderr.splitlines()[-1] == f"gapstate replay: {path}: 3 events: stopped at line 4 (invalid_event)"
     document = json.loads(replay(path, "--format", "json").stdout)
     assert [step["index"] for step in document["steps"]] == [0, 1] and document["error"]["index"] == 2
 
@@ -165,4 +167,4 @@ def test_replay_text_shows_the_fields_that_decide_a_guard(tmp_path):
 
 def test_replay_says_one_event_not_one_events(tmp_path):
     path = write_trace(tmp_path, '{"event": "busy_start"}')
-    assert replay(path).stdout.splitlines()[-1] == f"gapstate replay: {path}: 1 event: ok"
+    assert replay(path).stderr.splitlines()[-1] == f"gapstate replay: {path}: 1 event: ok"

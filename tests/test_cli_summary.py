@@ -1,8 +1,8 @@
-"""Every command's text ends with its summary line, `gapstate COMMAND: ...`, as the last line it prints.
+"""Every command, in every format, prints its summary line, `gapstate COMMAND: ...`, once, as the last line on stderr.
 
-The summary goes where the report goes: last on stdout for a report, and
-last on stderr where stdout is data for another program (a witness's trace,
-a diagram, `fuzz --format jsonl`'s trace).
+Stdout carries only the report or document (text, JSON, SARIF, workflow
+commands, a trace, a diagram), so it can be piped or redirected whole; the
+summary reaches the person at the terminal after any warning or error text.
 """
 
 from __future__ import annotations
@@ -19,25 +19,49 @@ from .support import REPORT_EXAMPLE, ROOM_LOOP, SPEC_PATH
 
 SPEC = str(SPEC_PATH)
 TRACE = '{"event": "loss_voiced", "t": 100, "id": "iv-1"}\n{"event": "floor_released", "t": 300}\n'
+FUZZ = ["fuzz", "--spec", SPEC, "--examples", "5", "--seed", "1"]
+CONFORM = ["conform", "--spec", SPEC, "--examples", "1"]
 
 
-def _commands(folder: Path) -> dict[str, tuple[list[str], str]]:
-    """Each command, as a user runs it in text format, and the stream its summary ends."""
-    trace = folder / "trace.jsonl"
+def _commands(folder: Path) -> dict[str, list[str]]:
+    """Each command as a user runs it, in each format it has."""
+    trace = str(folder / "trace.jsonl")
     return {
-        "check": (["check", SPEC], "stdout"),
-        "replay": (["replay", str(trace), "--spec", SPEC], "stdout"),
-        "classify": (["classify", str(REPORT_EXAMPLE)], "stdout"),
-        "fuzz": (["fuzz", "--spec", SPEC, "--examples", "5", "--seed", "1"], "stdout"),
-        "fuzz-jsonl": (["fuzz", "--spec", SPEC, "--examples", "5", "--seed", "1", "--format", "jsonl"], "stderr"),
-        "witness": (["witness", "195", "--spec", SPEC], "stderr"),
-        "witness-unreachable": (["witness", "198", "--spec", SPEC], "stderr"),
-        "explain": (["explain", "195", "--spec", SPEC], "stdout"),
-        "coverage": (["coverage", str(trace), "--spec", SPEC], "stdout"),
-        "graph": (["graph", "--spec", SPEC], "stderr"),
-        "vectors": (["vectors", str(folder / "vectors"), "--spec", SPEC], "stdout"),
-        "conform": (["conform", "--spec", SPEC, "--examples", "1", "--", sys.executable, str(ROOM_LOOP)], "stdout"),
-        "diff": (["diff", SPEC, SPEC], "stdout"),
+        "check": ["check", SPEC],
+        "check-json": ["check", SPEC, "--format", "json"],
+        "check-github": ["check", SPEC, "--format", "github"],
+        "check-sarif": ["check", SPEC, "--format", "sarif"],
+        "check-several": ["check", SPEC, str(folder / "broken.md")],
+        "check-several-unusable": ["check", SPEC, str(folder / "missing.md"), "--format", "sarif"],
+        "replay": ["replay", trace, "--spec", SPEC],
+        "replay-json": ["replay", trace, "--spec", SPEC, "--format", "json"],
+        "replay-summary": ["replay", trace, "--spec", SPEC, "--summary"],
+        "classify": ["classify", str(REPORT_EXAMPLE)],
+        "classify-json": ["classify", str(REPORT_EXAMPLE), "--format", "json"],
+        "classify-repeats": ["classify", str(REPORT_EXAMPLE), str(REPORT_EXAMPLE)],
+        "fuzz": FUZZ,
+        "fuzz-json": [*FUZZ, "--format", "json"],
+        "fuzz-jsonl": [*FUZZ, "--format", "jsonl"],
+        "fuzz-github": [*FUZZ, "--format", "github"],
+        "fuzz-failing": ["fuzz", "--spec", str(folder / "broken.md"), "--examples", "50", "--seed", "1"],
+        "witness": ["witness", "195", "--spec", SPEC],
+        "witness-json": ["witness", "195", "--spec", SPEC, "--format", "json"],
+        "witness-unreachable": ["witness", "198", "--spec", SPEC],
+        "explain": ["explain", "195", "--spec", SPEC],
+        "explain-json": ["explain", "195", "--spec", SPEC, "--format", "json"],
+        "coverage": ["coverage", trace, "--spec", SPEC],
+        "coverage-json": ["coverage", trace, "--spec", SPEC, "--format", "json"],
+        "graph": ["graph", "--spec", SPEC],
+        "graph-dot": ["graph", "--spec", SPEC, "--format", "dot"],
+        "graph-update": ["graph", "--update", "--spec", str(folder / "copy.md")],
+        "vectors": ["vectors", str(folder / "vectors"), "--spec", SPEC],
+        "conform": [*CONFORM, "--", sys.executable, str(ROOM_LOOP)],
+        "conform-json": [*CONFORM, "--format", "json", "--", sys.executable, str(ROOM_LOOP)],
+        "diff": ["diff", SPEC, str(folder / "broken.md")],
+        "diff-same": ["diff", SPEC, SPEC],
+        "diff-json": ["diff", SPEC, str(folder / "broken.md"), "--format", "json"],
+        "diff-github": ["diff", SPEC, str(folder / "broken.md"), "--format", "github"],
+        "diff-traces": ["diff", SPEC, str(folder / "broken.md"), "--traces", trace],
     }
 
 
@@ -45,14 +69,47 @@ NAMES = list(_commands(Path("unused")))  # the names only: nothing is written un
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_the_summary_line_is_the_last_line_of_the_report_s_stream(tmp_path, name):
+def test_the_summary_line_is_the_last_line_on_stderr_and_never_on_stdout(tmp_path, name):
+    from .support import SPEC_TEXT, variant
+
     (tmp_path / "trace.jsonl").write_text(TRACE, encoding="utf-8")
-    argv, stream = _commands(tmp_path)[name]
+    (tmp_path / "copy.md").write_text(SPEC_TEXT, encoding="utf-8")
+    broken = variant("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
+    (tmp_path / "broken.md").write_text(broken, encoding="utf-8")
+    argv = _commands(tmp_path)[name]
     result = CliRunner().invoke(main, argv)
-    assert result.exit_code in (0, 1), result.output
-    report = result.stdout if stream == "stdout" else result.stderr
-    other = result.stderr if stream == "stdout" else result.stdout
-    last = report.splitlines()[-1]
-    assert last.startswith(f"gapstate {argv[0]}: "), report
-    assert not [line for line in other.splitlines() if line.startswith("gapstate ")], other
-    assert [line for line in report.splitlines() if line.startswith(f"gapstate {argv[0]}: ")] == [last]
+    assert result.exit_code in ((2,) if name.endswith("unusable") else (0, 1)), result.output
+    summary = f"gapstate {argv[0]}: "
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith(summary), result.stderr
+    assert [line for line in result.stderr.splitlines() if line.startswith(summary)] == [last]
+    assert not [line for line in result.stdout.splitlines() if line.startswith("gapstate ")], result.stdout
+    assert result.output.endswith(last + "\n")  # what a terminal shows ends with it too
+
+
+def test_after_error_text_on_stderr_the_summary_line_still_comes_last(tmp_path, monkeypatch):
+    """fuzz --save that fails at the end (exit 2): the trace is printed, the error said, and the summary follows it."""
+    from gapstate.errors import GapstateError
+
+    from .support import variant
+
+    broken = tmp_path / "broken.md"
+    broken.write_text(variant("OPEN | floor_released | busy | DUE | defer_no_interrupt",
+                              "OPEN | floor_released | busy | SENDING | send_request"), encoding="utf-8")
+
+    def full(path, *args, **kwargs):
+        raise GapstateError("no space left on device", file=str(path))
+
+    monkeypatch.setattr("gapstate.spec.writer.write_atomically", full)
+    argv = ["fuzz", "--spec", str(broken), "--examples", "50", "--seed", "1", "--save", str(tmp_path / "t.jsonl")]
+    result = CliRunner().invoke(main, argv)
+    assert result.exit_code == 2, result.output
+    *before, last = result.stderr.splitlines()
+    assert "no space left on device" in before[-1] and last.startswith("gapstate fuzz: ") and "rule" in last
+    assert '{"event": ' in result.stdout
+
+
+def test_unusable_input_prints_its_error_and_no_summary_line(tmp_path):
+    result = CliRunner().invoke(main, ["replay", str(tmp_path / "missing.jsonl"), "--spec", SPEC])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("gapstate: error: ") and "gapstate replay: " not in result.output

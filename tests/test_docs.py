@@ -5,8 +5,10 @@ Every `console` example prints what it shows and every `python` example runs
 not run). The examples run in a folder laid out like a clone: `spec/` (the
 spec and the example report), `pyproject.toml` naming the spec, the files
 the page writes in `file=NAME` blocks, and `broken.md` (the spec with a row
-that sends while busy). In expected output `…` stands for any text within a
-line, and a line of `…` alone for any lines. The catalogues have their own
+that sends while busy). Expected output is what a terminal shows: stdout,
+then what the command writes to stderr, which ends with its summary line. In
+it `…` stands for any text within a line, and a line of `…` alone for any
+lines. The catalogues have their own
 tests: tests/test_docs_findings.py and tests/test_docs_diff.py.
 """
 
@@ -88,7 +90,7 @@ def test_a_console_example_prints_what_it_shows(tmp_path, monkeypatch, page, bod
         assert argv[0] == "gapstate"
         result = CliRunner().invoke(main, argv[1:])
         assert result.exception is None or isinstance(result.exception, SystemExit)
-        assert pattern(expected).fullmatch(result.stdout), f"$ {shlex.join(argv)}\n{result.stdout}"
+        assert pattern(expected).fullmatch(result.output), f"$ {shlex.join(argv)}\n{result.output}"
 
 
 @pytest.mark.parametrize("page, body", PYTHON, ids=[f"{p}:python-{i}" for i, (p, _) in enumerate(PYTHON)])

@@ -39,12 +39,13 @@ def test_json_gives_every_finding_a_cause_null_for_a_root_and_the_hole_for_a_con
 def test_text_shows_the_consequences_under_their_root_and_counts_the_roots(tmp_path):
     spec = tmp_path / "spec.md"
     spec.write_text(variant(COMMIT, ""), encoding="utf-8")
-    lines = run("check", str(spec)).stdout.splitlines()
+    result = run("check", str(spec))
+    lines = result.stdout.splitlines()
     top = [line for line in lines if line.startswith(f"{spec}:")]
     assert len(top) == 1 and ": not_total: " in top[0]
     follow = [line for line in lines if line.startswith(f"    {spec}:")]
     assert follow and all(": unreachable: " in line for line in follow)
-    assert f"findings: 1 to fix, {len(follow)} follow from it" in lines[-1]
+    assert f"findings: 1 to fix, {len(follow)} follow from it" in result.stderr.splitlines()[-1]
 
 
 def test_a_wildcard_row_deleted_is_one_hole_with_the_wildcard_row_to_add():

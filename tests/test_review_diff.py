@@ -129,7 +129,7 @@ def test_a_changed_action_is_reported_and_the_text_names_the_lines(tmp_path):
     line = line_of(SPEC_TEXT, BUSY_RELEASE)
     assert "behaviour: OPEN | floor_released" in result.stdout
     assert f"when busy: old line {line}: DUE | defer_no_interrupt -> new line {line}: DUE | noop" in result.stdout
-    assert result.stdout.splitlines()[-1].endswith(": 1 change")
+    assert result.stderr.splitlines()[-1].endswith(": 1 change")
 
 
 def test_reordered_actions_are_a_change():

@@ -227,12 +227,13 @@ def test_json_adds_the_sessions_to_the_diff_document_and_exit_1_when_some_differ
 def test_text_is_a_summary_a_line_per_group_with_its_example_and_the_untested_changes(folder, tmp_path):
     old, new = write_specs(tmp_path, SPLIT)
     result = sessions(SPEC_TEXT, SPLIT, traces_in(folder))
-    text = run("diff", old, new, "--traces", str(folder)).stdout.splitlines()
+    said = run("diff", old, new, "--traces", str(folder))
+    text = said.stdout.splitlines()
     assert f"recorded sessions: {len(result.affected)} of {result.read} behave differently ({result.events} events read)" in text
     group = result.groups[0]
     line = next(n for n, said in enumerate(text) if said.lstrip().startswith(f"{group.traces} sessions  {group.state} | {group.event} |"))
     assert f"e.g. {group.example.trace}, the " in text[line + 1]
-    assert text[-1].endswith(f"; {len(result.affected)} of {result.read} recorded sessions behave differently")
+    assert said.stderr.splitlines()[-1].endswith(f"; {len(result.affected)} of {result.read} recorded sessions behave differently")
     if result.unreached:
         assert any(said.startswith("untested by recorded traffic: ") for said in text)
 

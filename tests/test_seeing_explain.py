@@ -62,7 +62,8 @@ def test_explain_tells_when_what_rules_and_a_trace():
     assert "fires on" in text and "late_loss: an unseen voiced loss arrived while the send was in flight" in text
     assert "commit_request: session_requests +1" in text and "a fresh attempt allowance" in text
     assert "commit-without-send-result: kept on all" in text
-    assert '{"event": "send_ok"' in text.splitlines()[-2]
+    assert '{"event": "send_ok"' in text.splitlines()[-1]  # the trace ends the report; the summary is on stderr
+    assert result.stderr.splitlines()[-1].endswith(": fires")
 
 
 def test_explain_of_an_allowed_row_says_why_it_cannot_be_reached():

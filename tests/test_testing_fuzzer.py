@@ -105,7 +105,7 @@ def test_a_failed_coverage_gate_is_not_ok_and_says_so():
     assert document["coverage"]["missed"]
     text = fuzz("--examples", "3", "--seed", "1", "--require-coverage")
     assert text.exit_code == 1
-    assert "the coverage gate failed" in text.stdout and "never fired: rows at lines" in text.stdout
+    assert "the coverage gate failed" in text.stderr and "never fired: rows at lines" in text.stdout
     without = fuzz("--examples", "3", "--seed", "1", "--format", "json")
     assert without.exit_code == 0 and json.loads(without.stdout)["ok"] is True
 
@@ -116,7 +116,7 @@ def test_require_coverage_passes_when_every_reachable_row_fired(tmp_path):
     rows += [f"CLEAR | {e} | - | = | invalid" for e in ("loss_voiced", "send_ok", "send_failed", "request_undelivered")]
     result = fuzz("--spec", write(tmp_path, table(*rows)), "--examples", "50", "--seed", "1", "--require-all")
     assert result.exit_code == 0, result.output
-    assert "fired 8 of 8 reachable rows" in result.stdout and "no rule broken" in result.stdout
+    assert "fired 8 of 8 reachable rows" in result.stdout and "no rule broken" in result.stderr
 
 
 # Saving, piping, and the example of docs/fuzz.md -------------------------------------------------

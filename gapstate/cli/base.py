@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from gapstate import __version__
-from gapstate.cli.output import say
+from gapstate.cli.output import say, say_summary
 from gapstate.errors import GapstateError
 
 
@@ -212,9 +212,10 @@ class Gapstate(click.Group):
         sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; once it has answered, its summary line goes last on stderr (`summarize`)."""
         try:
             try:
-                return super().invoke(ctx)
+                code = super().invoke(ctx)
             finally:
                 sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
         except BrokenPipeError:
@@ -224,6 +225,8 @@ class Gapstate(click.Group):
             return INTERRUPTED
         except Terminated as signal:
             return signal.code
+        say_summary(ctx)
+        return code
 
 
 def _silence_stdout() -> None:

@@ -16,7 +16,7 @@ from gapstate.cli.base import (
     read_spec,
     reports_errors,
 )
-from gapstate.cli.output import say, say_json
+from gapstate.cli.output import say, say_json, summarize
 from gapstate.errors import GapstateError
 
 
@@ -79,7 +79,7 @@ def check(
     """
     from gapstate.cli.config import max_configurations, resolve_spec_path
     from gapstate.cli.render import to_json
-    from gapstate.cli.render.check import check_text
+    from gapstate.cli.render.check import check_summary, check_text, check_verdict
     from gapstate.cli.render.errors import error_text
     from gapstate.proof.check import check as prove
 
@@ -114,8 +114,9 @@ def check(
         result = proved(choices[0])
         if fmt == "json":
             say_json(result.streamed())  # the findings of a big table make a big document
-        else:
-            say(check_text(result, bundled=choices[0].bundled))
+        elif result.findings:
+            say(check_text(result))
+        summarize(check_summary([(choices[0].bundled, result)]))
         return 0 if result.ok or exit_zero else 1
     # Several specs, or a CI format: each is checked and reported in turn; the
     # exit code is the worst, and JSON or SARIF is one document holding each spec's.
@@ -156,9 +157,16 @@ def check(
         ]
         say_json({"ok": all(d["ok"] for d in documents), "specs": documents})
     else:
-        texts = [check_text(o, bundled=c.bundled) for c, o in checked if not isinstance(o, GapstateError)]
-        if texts:
-            say("\n".join(texts))
+        # Several specs: each one's findings, then its verdict (the summary line then counts them).
+        several = len(checked) > 1
+        texts = [
+            "\n".join(filter(None, [check_text(o), check_verdict(o, c.bundled) if several else ""]))
+            for c, o in checked
+            if not isinstance(o, GapstateError)
+        ]
+        if any(texts):
+            say("\n".join(filter(None, texts)))
+    summarize(check_summary([(c.bundled, o) for c, o in checked]))
     return worst
 
 
@@ -169,7 +177,9 @@ def _mend(choice: Any, spec: Any, result: Any) -> bool:
     stale = [f for f in result.findings if isinstance(f, StaleDiagram) and f.reason is not DiagramProblem.UNCLOSED]
     if not stale or choice.bundled or choice.path == "-" or spec.table is None:
         return False
-    from gapstate.cli.seeing import update_diagram
+    from gapstate.cli.seeing import diagram_words, update_diagram
     from gapstate.seeing.diagram import build, mermaid
 
-    return update_diagram(choice.path, mermaid(build(spec.table)), command="check --fix")
+    changed = update_diagram(choice.path, mermaid(build(spec.table)))
+    say(f"gapstate check --fix: {diagram_words(choice.path, changed)}", err=True)  # a note; the summary line follows
+    return changed

@@ -11,7 +11,7 @@ from gapstate.cli.base import (
     main,
     reports_errors,
 )
-from gapstate.cli.output import say_json, say_lines
+from gapstate.cli.output import say_json, say_lines, summarize
 from gapstate.errors import GapstateError
 
 
@@ -58,13 +58,14 @@ def classify(report_paths: tuple[str, ...], fmt: str, plot_path: str | None) -> 
     first_name, _, first = read[0]
     if len(read) == 1:
         from gapstate.attribution.conditions import judge
-        from gapstate.cli.render.classify import classify_lines
+        from gapstate.cli.render.classify import classify_lines, classify_summary
 
         result: Any = judge(first)
         lines = classify_lines(result, first_name)
+        summary = classify_summary(result, first_name)
     else:  # repeats: imported only here, so one report starts as fast as before
         from gapstate.attribution.repeats import differences, judge_repeats
-        from gapstate.cli.render.classify import not_a_repeat, repeats_lines
+        from gapstate.cli.render.classify import not_a_repeat, repeats_lines, repeats_summary
 
         for name, text, model in read[1:]:
             found = differences(first, model, first_name)
@@ -72,6 +73,7 @@ def classify(report_paths: tuple[str, ...], fmt: str, plot_path: str | None) -> 
                 raise _refuse(not_a_repeat(len(found), first_name), name, text, found, fmt)
         result = judge_repeats([(name, model) for name, _, model in read])
         lines = repeats_lines(result)
+        summary = repeats_summary(result)
     if plot_path is not None:
         _plot(result, plot_path)
     # Every report was read and judged before this point, so nothing is half-written; a table of
@@ -80,6 +82,7 @@ def classify(report_paths: tuple[str, ...], fmt: str, plot_path: str | None) -> 
         say_json(result.to_dict())
     else:
         say_lines(lines)
+    summarize(summary)
     return 0
 
 

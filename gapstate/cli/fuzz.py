@@ -15,7 +15,7 @@ from gapstate.cli.base import (
     save_target,
     spec_for,
 )
-from gapstate.cli.output import say
+from gapstate.cli.output import say, summarize
 from gapstate.errors import GapstateError
 
 
@@ -65,7 +65,7 @@ def fuzz(
     from pathlib import Path  # here, not at the top: classify starts without it
 
     from gapstate.cli.render import to_json, trace_lines
-    from gapstate.cli.render.fuzz import fuzz_text
+    from gapstate.cli.render.fuzz import fuzz_summary, fuzz_text
     from gapstate.testing.campaign import campaign
 
     if examples is not None and duration is not None:
@@ -117,7 +117,8 @@ def fuzz(
             say(annotations)
     else:
         say(fuzz_text(result, saved))
-    if unsaved is not None:  # after the counterexample, which is not lost
+    summarize(fuzz_summary(result))
+    if unsaved is not None:  # after the counterexample, which is not lost; the summary line still comes last
         from gapstate.cli.render.errors import error_text
 
         say(error_text(unsaved), err=True)

@@ -16,6 +16,13 @@ Two layers, one escape (`gapstate.words`, where the API's text is written too):
   cursor or recolour the terminal.
 JSON needs neither (`json.dumps` escapes them all), but goes through `say`
 too, so there is one way out.
+
+The summary line, `gapstate COMMAND: ...` (what was read and the verdict),
+goes through `summarize`: the group prints it once, after the command
+returns, as the last line on stderr, in every format. Stdout then carries
+only the report or document, so it can be piped or redirected whole, and
+the verdict still reaches the person at the terminal, after any progress
+bar, warning or error text.
 """
 
 from __future__ import annotations
@@ -27,7 +34,9 @@ import click
 
 from gapstate.words import escape, escape_lines
 
-__all__ = ["escape", "escape_lines", "say", "say_json", "say_lines"]
+__all__ = ["escape", "escape_lines", "say", "say_json", "say_lines", "say_summary", "summarize"]
+
+_SUMMARY = "gapstate.summary"  # the key in click's context meta, shared by the group and its command
 
 
 def say(text: str, err: bool = False, nl: bool = True) -> None:
@@ -63,3 +72,18 @@ def say_json(document: dict[str, Any]) -> None:
     for chunk in json_chunks(document):
         say(chunk, nl=False)
     say("")
+
+
+def summarize(line: str) -> None:
+    """Hand the command's summary line to the group, which prints it on stderr once the command returns (`say_summary`)."""
+    meta = click.get_current_context().meta
+    if _SUMMARY in meta or not line.startswith("gapstate "):
+        raise RuntimeError(f"one summary line per command, starting `gapstate COMMAND:`; got {line!r}")
+    meta[_SUMMARY] = line
+
+
+def say_summary(ctx: click.Context) -> None:
+    """Print the summary line the command handed over, if any, on stderr: the last line the command shows."""
+    line = ctx.meta.pop(_SUMMARY, None)
+    if line is not None:
+        say(line, err=True)

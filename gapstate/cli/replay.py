@@ -14,7 +14,7 @@ from gapstate.cli.base import (
     reports_errors,
     spec_for,
 )
-from gapstate.cli.output import say
+from gapstate.cli.output import say, summarize
 
 
 @main.command()
@@ -63,7 +63,7 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> i
         if out.written:
             say("")
         say(replay_tail(result, caps, label(trace_path)))
-    return 0 if result.ok else 1
+    return _summarized(result, label(trace_path))
 
 
 class _Chunks:
@@ -123,4 +123,12 @@ def _finish(result: Any, fmt: str, caps: dict[str, int], source: str, body: Iter
         for chunk in body or ():
             say(chunk, nl=False)
         say(replay_tail(result, caps, source))
+    return _summarized(result, source)
+
+
+def _summarized(result: Any, source: str) -> int:
+    """Hand over the summary line; the exit code."""
+    from gapstate.cli.render.replay import replay_summary
+
+    summarize(replay_summary(result, source))
     return 0 if result.ok else 1

@@ -16,7 +16,7 @@ from gapstate.cli.base import (
     main,
     reports_errors,
 )
-from gapstate.cli.output import say, say_json, say_lines
+from gapstate.cli.output import say, say_json, say_lines, summarize
 
 
 @main.command()
@@ -52,7 +52,7 @@ def diff(paths: tuple[str, ...], revision: str | None, traces: tuple[str, ...], 
     """
     from pathlib import Path
 
-    from gapstate.cli.render.review import diff_lines
+    from gapstate.cli.render.review import diff_lines, diff_summary
     from gapstate.review.diff import diff as compare
     from gapstate.spec.load import load_spec, parse_spec
     from gapstate.spec.source import read_revision, split_range
@@ -90,8 +90,9 @@ def diff(paths: tuple[str, ...], revision: str | None, traces: tuple[str, ...], 
         shown = diff_github(result)
         if shown:
             say(shown)
-    else:
+    elif result.changes or result.traces is not None:  # no change: nothing on stdout but the summary on stderr
         say_lines(diff_lines(result))
+    summarize(diff_summary(result))
     return 1 if result.differs else 0
 
 

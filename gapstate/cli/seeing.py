@@ -19,7 +19,7 @@ from gapstate.cli.base import (
     reports_errors,
     spec_for,
 )
-from gapstate.cli.output import escape, say, say_json, say_lines
+from gapstate.cli.output import escape, say, say_json, say_lines, summarize
 from gapstate.errors import GapstateError
 
 ROW = click.argument("address", metavar="ROW")
@@ -57,7 +57,7 @@ def witness(address: str, spec_path: str | None, fmt: str) -> int:
         say(to_json(result.to_dict()))
     elif result.trace is not None:
         say("\n".join(trace_lines(result.trace)))
-    say(witness_summary(result, ways.spec.path), err=True)
+    summarize(witness_summary(result, ways.spec.path))
     return 0 if result.ok else 1
 
 
@@ -73,13 +73,14 @@ def explain(address: str, spec_path: str | None, fmt: str) -> int:
     table (an unreachable one is explained too), 2 for no such row.
     """
     from gapstate.cli.render import to_json
-    from gapstate.cli.render.seeing import explain_text
+    from gapstate.cli.render.seeing import explain_summary, explain_text
     from gapstate.seeing.explain import explain as tell
     from gapstate.seeing.witness import locate
 
     ways = _ways(spec_path)
     said = tell(ways, *locate(ways.spec.table, address, ways.spec.path))
     say(to_json(said.to_dict()) if fmt == "json" else explain_text(said))
+    summarize(explain_summary(said))
     return 0
 
 
@@ -119,7 +120,7 @@ def coverage(traces: tuple[str, ...], spec_path: str | None, fmt: str, jobs: int
     --keep-going when some trace could not be used; 2 for a malformed trace
     (named, with its line; --keep-going lists it instead) or an unusable spec.
     """
-    from gapstate.cli.render.seeing import coverage_lines
+    from gapstate.cli.render.seeing import coverage_lines, coverage_summary
 
     spec = spec_for(spec_path)
     spec.require_steppable()
@@ -131,6 +132,7 @@ def coverage(traces: tuple[str, ...], spec_path: str | None, fmt: str, jobs: int
         say_json({"ok": code == 0, **result.to_dict()})
     else:
         say_lines(coverage_lines(result, {row.line: str(row) for row in spec.table.rows}))
+    summarize(coverage_summary(result))
     return code
 
 
@@ -182,7 +184,8 @@ def graph(
     spec = read_spec(choice)
     table = spec.require_steppable()
     if update:
-        update_diagram(spec.path, mermaid(build(table)))
+        changed = update_diagram(spec.path, mermaid(build(table)))
+        summarize(f"gapstate graph: {diagram_words(spec.path, changed)}")
         return 0
     fired = None
     if covered:
@@ -191,11 +194,11 @@ def graph(
     diagram = build(table, all_rows=all_rows, fired=fired)
     say(mermaid(diagram) if fmt == "mermaid" else dot(diagram), nl=False)
     edges = len(diagram.edges)
-    say(f"gapstate graph: {escape(spec.path)}: {len(diagram.states)} states, {edges} edge{'s' if edges != 1 else ''}", err=True)
+    summarize(f"gapstate graph: {escape(spec.path)}: {len(diagram.states)} states, {edges} edge{'s' if edges != 1 else ''}")
     return 0
 
 
-def update_diagram(path: str, drawn: str, command: str = "graph") -> bool:
+def update_diagram(path: str, drawn: str) -> bool:
     """Rewrite the marked block of the spec at `path`, keeping every other byte (a BOM included); True if it changed."""
     import codecs
 
@@ -211,8 +214,11 @@ def update_diagram(path: str, drawn: str, command: str = "graph") -> bool:
     except UnclosedBlock as error:
         raise GapstateError(str(error), file=path, line=error.line) from None
     if new == text:
-        say(f"gapstate {command}: {escape(path)}: the diagram is current", err=True)
         return False
     write_atomically(path, bom + new.encode("utf-8"))
-    say(f"gapstate {command}: {escape(path)}: diagram updated", err=True)
     return True
+
+
+def diagram_words(path: str, changed: bool) -> str:
+    """What `update_diagram` did to the spec at `path`, for the summary line or a note."""
+    return f"{escape(path)}: {'diagram updated' if changed else 'the diagram is current'}"

@@ -21,7 +21,7 @@ from gapstate.cli.base import (
     save_target,
     spec_for,
 )
-from gapstate.cli.output import say
+from gapstate.cli.output import say, summarize
 from gapstate.errors import GapstateError
 
 
@@ -53,10 +53,9 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> int:
         # Vectors walk only steps that break no rule, as an implementation of a
         # sound table would; a suite that silently skipped rows would overclaim.
         lines = ", ".join(map(str, suite.unfired))
-        say(
+        summarize(
             f"gapstate vectors: {spec.path}: rows at lines {lines} fire only on steps that break a rule "
-            "(see `gapstate check`); fix the table first. Nothing written.",
-            err=True,
+            "(see `gapstate check`); fix the table first. Nothing written."
         )
         return 1
     digest = hashlib.sha256(data).hexdigest()  # the very bytes the table was parsed from
@@ -67,7 +66,7 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> int:
     files[MANIFEST] = to_json(suite.manifest(digest, __version__, outdir)) + "\n"
     write_folder(outdir, files, force, is_suite)
     events = sum(len(vector.trace) for vector in suite.vectors)
-    say(
+    summarize(
         f"gapstate vectors: {outdir}: {len(suite.vectors)} traces, {events} events: "
         f"{len(suite.reachable)} reachable rows fired, {len(suite.pairs)} of {len(suite.possible_pairs)} pairs of rows, "
         f"{len(suite.goals) - len(suite.unmet)} of {len(suite.goals)} goals, {len(suite.refusable)} invalid rows refused"
@@ -97,7 +96,7 @@ def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, replay_pat
     answer within --timeout) or the spec, vectors or trace cannot be used.
     """
     from gapstate.cli.render import to_json, trace_lines
-    from gapstate.testing.report import conform_text
+    from gapstate.testing.report import conform_summary, conform_text
     from gapstate.testing.conformance import conform as run
     from gapstate.testing.protocol import Child
     from gapstate.testing.suite_folder import load as load_vectors
@@ -127,7 +126,10 @@ def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, replay_pat
         trace = "".join(line + "\n" for line in trace_lines(result.divergence.trace))
         write_atomically(save_path, trace.encode("utf-8"), follow_links=False)
         saved = save_path
-    say(to_json({**result.to_dict(), "saved": saved}) if fmt == "json" else conform_text(result, saved))
+    report = to_json({**result.to_dict(), "saved": saved}) if fmt == "json" else conform_text(result, saved)
+    if report:
+        say(report)
+    summarize(conform_summary(result))
     return 0 if result.ok else 1
 
 

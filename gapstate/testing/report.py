@@ -1,4 +1,4 @@
-"""`gapstate conform`'s text, where an implementation diverged."""
+"""`gapstate conform`'s text, where an implementation diverged, and its summary line."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 
 def conform_text(result: ConformResult, saved: str | None = None) -> str:
-    """The shrunk diverging trace as paste-ready JSON Lines, the row that should have fired and why, each differing field."""
+    """The shrunk diverging trace as paste-ready JSON Lines, the row that should have fired and why, each differing field; "" when it conforms."""
     lines: list[str] = []
     found = result.divergence
     if found is not None:
@@ -33,9 +33,13 @@ def conform_text(result: ConformResult, saved: str | None = None) -> str:
         lines.append(f"  actual:   {json.dumps(found.actual)}")
         if saved is not None:
             lines.append(f"  saved to {saved}: `gapstate conform --replay {saved} -- ...` runs it again")
+    return "\n".join(lines)
+
+
+def conform_summary(result: ConformResult) -> str:
+    """The summary line: the spec, the seed, how many vectors, traces and events, and whether it conforms."""
     verdict = "conforms" if result.ok else "diverges"
-    lines.append(
+    return (
         f"gapstate conform: {escape(result.spec)}: seed {result.seed}: {plural(result.vectors, 'vector')}, "
         f"{plural(result.traces, 'generated trace')}, {plural(result.events, 'event')}: {verdict}"
     )
-    return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""`gapstate check`: the findings, each quoting its spec line, and the summary."""
+"""`gapstate check`: the findings, each quoting its spec line, and the summary line."""
 
 from __future__ import annotations
 
@@ -9,17 +9,15 @@ from gapstate.cli.render import plural, trace_lines
 from gapstate.cli.render.errors import quote
 
 if TYPE_CHECKING:
+    from gapstate.errors import GapstateError
     from gapstate.proof.check import CheckResult
 
 
-def check_text(result: CheckResult, bundled: bool = False) -> str:
-    """Findings a line (`path:line:column: kind: message`, a rule's trace indented), then the summary.
+def check_text(result: CheckResult) -> str:
+    """Findings a line (`path:line:column: kind: message`, a rule's trace indented); "" when there are none.
 
     A finding that follows from another is shown under its root, indented,
     without the quoted line: the root is what to fix.
-
-    The summary says when the spec checked is the copy bundled with the
-    package, so nobody mistakes it for the file they are editing.
     """
     lines: list[str] = []
     for root, consequences in result.grouped():
@@ -31,6 +29,15 @@ def check_text(result: CheckResult, bundled: bool = False) -> str:
         if consequences:
             lines.append(f"  {plural(len(consequences), 'finding')} follow{'s' if len(consequences) == 1 else ''} from it:")
             lines.extend(f"    {escape(result.spec)}:{f.line}:{f.column}: {f.kind}: {escape(f.message)}" for f in consequences)
+    return "\n".join(lines)
+
+
+def check_verdict(result: CheckResult, bundled: bool = False) -> str:
+    """`PATH: VERDICT (NUMBERS)`: the spec, ok or how many findings, and what the proof counted (or read).
+
+    It says when the spec checked is the copy bundled with the package, so
+    nobody mistakes it for the file they are editing.
+    """
     s = result.stats
     if result.proved:
         numbers = (
@@ -49,5 +56,21 @@ def check_text(result: CheckResult, bundled: bool = False) -> str:
     if roots < count:
         verdict += f": {roots} to fix, {count - roots} follow{'s' if count - roots == 1 else ''} from {'it' if roots == 1 else 'them'}"
     which = f"{escape(result.spec)} (the bundled spec)" if bundled else escape(result.spec)
-    lines.append(f"gapstate check: {which}: {verdict} ({numbers})")
-    return "\n".join(lines)
+    return f"{which}: {verdict} ({numbers})"
+
+
+def check_summary(outcomes: list[tuple[bool, CheckResult | GapstateError]]) -> str:
+    """The summary line: one spec's verdict, or for several how many were ok, had findings or could not be read.
+
+    `outcomes` holds (bundled, the spec's CheckResult or the GapstateError that
+    kept it from being read), in the order checked.
+    """
+    from gapstate.errors import GapstateError
+
+    if len(outcomes) == 1 and not isinstance(outcomes[0][1], GapstateError):
+        bundled, result = outcomes[0]
+        return f"gapstate check: {check_verdict(result, bundled)}"
+    unusable = sum(isinstance(o, GapstateError) for _, o in outcomes)
+    found = sum(not isinstance(o, GapstateError) and not o.ok for _, o in outcomes)
+    counts = [f"{len(outcomes) - unusable - found} ok", f"{found} with findings"] + ([f"{unusable} unusable"] if unusable else [])
+    return f"gapstate check: {plural(len(outcomes), 'spec')}: {', '.join(counts)}"

@@ -1,4 +1,4 @@
-"""`gapstate classify`: one report's verdict table, or how the verdicts fall across repeats, and the summary.
+"""`gapstate classify`: one report's verdict table, or how the verdicts fall across repeats, and the summary line.
 
 Nothing here decides anything: each function takes the result the core
 returned and gives back lines of text. Counts across repeats are written as counts
@@ -55,7 +55,7 @@ def overflow_words(overflow: Any) -> str:
 
 
 def classify_lines(result: Any, source: str = "<report>") -> Iterator[str]:
-    """One row per (arm, turn), each arm's verdict, the overall verdict, the note, then a summary line."""
+    """One row per (arm, turn), each arm's verdict, the overall verdict, the note."""
     rows = [
         (arm.name, turn.turn, turn.verdict,
          "; ".join(filter(None, [", ".join(turn.unmet) or "-", OVERFLOW_MARK if turn.sdk_overflow else ""])))
@@ -70,8 +70,12 @@ def classify_lines(result: Any, source: str = "<report>") -> Iterator[str]:
     )
     yield f"overall: {result.verdict}"
     yield f"note: {result.note}"
+
+
+def classify_summary(result: Any, source: str) -> str:
+    """The summary line of one report: how many arms and turns, and the overall verdict."""
     turns = sum(len(arm.turns) for arm in result.arms)
-    yield (
+    return (
         f"gapstate classify: {escape(source)}: {plural(len(result.arms), 'arm')}, {plural(turns, 'turn')}: "
         f"{result.verdict} (descriptive)"
     )
@@ -83,7 +87,7 @@ def in_repeats(counts: Iterable[tuple[str, int]], total: int) -> str:
 
 
 def repeats_lines(result: Any) -> Iterator[str]:
-    """Per (arm, turn) how the verdicts fell across the repeats, per arm, per repeat, overall, the note, a summary."""
+    """Per (arm, turn) how the verdicts fell across the repeats, per arm, per repeat, overall, the note."""
     total = len(result.repeats)
     arms_of = [{arm.name: arm for arm in repeat.result.arms} for repeat in result.repeats]
     rows = []
@@ -106,12 +110,16 @@ def repeats_lines(result: Any) -> Iterator[str]:
     yield from _arm_lines([arm.name for arm in result.arms], said)
     for number, repeat in enumerate(result.repeats, start=1):
         yield f"repeat {number}: {escape(repeat.report)}: {repeat.result.verdict}"
-    overall = in_repeats(result.verdicts, total)
-    yield f"overall: {overall}"
+    yield f"overall: {in_repeats(result.verdicts, total)}"
     yield f"note: {result.note}"
+
+
+def repeats_summary(result: Any) -> str:
+    """The summary line of repeats: how many, of how many arms and turns, and how the overall verdicts fell."""
+    total = len(result.repeats)
     first = result.repeats[0].result
     turns = sum(len(arm.turns) for arm in first.arms)
-    yield (
+    return (
         f"gapstate classify: {plural(total, 'repeat')} of {plural(len(first.arms), 'arm')}, "
-        f"{plural(turns, 'turn')}: {overall} (descriptive)"
+        f"{plural(turns, 'turn')}: {in_repeats(result.verdicts, total)} (descriptive)"
     )

@@ -12,15 +12,12 @@ if TYPE_CHECKING:
 
 
 def fuzz_text(result: FuzzResult, saved: str | None = None, with_trace: bool = True) -> str:
-    """The failure and its shrunk trace as paste-ready JSON Lines, the row coverage, then the summary line: the run and its verdict."""
-    seeds = result.seeds
-    named = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]} to {seeds[-1]} ({len(seeds)} workers)"
-    summary = f"gapstate fuzz: {escape(result.spec)}: {named}: {result.examples} traces, {result.events} events"
+    """The failure and its shrunk trace as paste-ready JSON Lines, then the row and goal coverage."""
     lines = []
     found = result.counterexample
     if found is not None:
         lines.append(f"{found.kind} at event {found.index + 1} of {len(found.trace)}: {found.message}")
-        if len(seeds) > 1:
+        if len(result.seeds) > 1:
             lines.append(f"found by seed {found.seed} after {found.after} traces: re-run it alone with --seed {found.seed}")
         if with_trace:
             lines.append(f"shrunk trace ({len(found.trace)} events), for `gapstate replay`:")
@@ -43,11 +40,18 @@ def fuzz_text(result: FuzzResult, saved: str | None = None, with_trace: bool = T
                      f"{pairs['covered']} of {pairs['possible']} pairs of rows")
         if goals["missed"]:
             lines.append("never met: " + ", ".join(goals["missed"]))
+    return "\n".join(lines)
+
+
+def fuzz_summary(result: FuzzResult) -> str:
+    """The summary line: the spec, the seeds, how many traces and events, and the verdict."""
+    seeds, found, missed = result.seeds, result.counterexample, result.missed
+    named = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]} to {seeds[-1]} ({len(seeds)} workers)"
+    summary = f"gapstate fuzz: {escape(result.spec)}: {named}: {result.examples} traces, {result.events} events"
     if found is not None:
         verdict = f"{found.kind} at event {found.index + 1} of {len(found.trace)}"
     elif result.gate_failed:
         verdict = f"no rule broken, but the coverage gate failed: {len(missed)} reachable row{'s' if len(missed) != 1 else ''} never fired"
     else:
         verdict = "no rule broken"
-    lines.append(f"{summary}: {verdict}")
-    return "\n".join(lines)
+    return f"{summary}: {verdict}"

@@ -62,7 +62,7 @@ def _payload_reason(step: Step) -> str:
 
 
 def replay_tail(result: ReplayResult, caps: dict[str, int], source: str) -> str:
-    """What follows the steps: the failing step marked `!`, the final configuration, the verdict."""
+    """What follows the steps: the failing step marked `!`, the final configuration."""
     lines: list[str] = []
     error = result.error
     if error is not None:
@@ -73,9 +73,14 @@ def replay_tail(result: ReplayResult, caps: dict[str, int], source: str) -> str:
         f"debt owed: {'yes' if final['debt_owed'] else 'no'}, "
         f"session ended: {'yes' if final['ended'] else 'no'}"
     )
-    verdict = "ok" if result.ok else f"stopped at line {error.line} ({error.kind})"
-    lines.append(f"gapstate replay: {escape(source)}: {plural(result.events, 'event')}: {verdict}")
     return "\n".join(lines)
+
+
+def replay_summary(result: ReplayResult, source: str) -> str:
+    """The summary line: the trace, how many events, and ok or where it stopped."""
+    error = result.error
+    verdict = "ok" if error is None else f"stopped at line {error.line} ({error.kind})"
+    return f"gapstate replay: {escape(source)}: {plural(result.events, 'event')}: {verdict}"
 
 
 def step_json(step: Step) -> str:

@@ -59,17 +59,22 @@ def change_lines(change: Any) -> list[str]:
 
 
 def diff_lines(result: DiffResult) -> Iterator[str]:
-    """The changes grouped by kind, behaviour first, each with its lines; with --traces the sessions; then a verdict line."""
+    """The changes grouped by kind, behaviour first, each with its lines; with --traces the sessions."""
     for change in result.changes:
         yield from change_lines(change)
+    if result.traces is not None:
+        yield from sessions_lines(result.traces)
+
+
+def diff_summary(result: DiffResult) -> str:
+    """The summary line: the two tables and how many changes, with --traces how many sessions behave differently."""
     count = len(result.changes)
     verdict = "no change in behaviour, caps, names, allow-list or reachability" if result.same else (
         f"{count} change{'s' if count != 1 else ''}"
     )
     if result.traces is not None:
-        yield from sessions_lines(result.traces)
         verdict += f"; {len(result.traces.affected)} of {plural(result.traces.read, 'recorded session')} behave differently"
-    yield f"gapstate diff: {escape(result.old)} -> {escape(result.new)}: {verdict}"
+    return f"gapstate diff: {escape(result.old)} -> {escape(result.new)}: {verdict}"
 
 
 def _step_words(step: dict[str, Any], side: str) -> str:

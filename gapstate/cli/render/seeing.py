@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 def witness_summary(result: RowWitness, spec: str) -> str:
-    """The summary line, on stderr beside the trace on stdout: the row, and its trace's length or why it does not fire."""
+    """The summary line: the row, and its trace's length or why it does not fire."""
     row = result.row
     head = f"gapstate witness: {escape(spec)}: row at line {row.line} (`{row}`)"
     if result.reason is not None:
@@ -33,7 +33,7 @@ def witness_summary(result: RowWitness, spec: str) -> str:
 
 
 def coverage_lines(result: CoverageResult, rows: dict[int, str]) -> Iterator[str]:
-    """Every reachable row with how often it fired, the rows never fired and the traces that stopped, then the summary line."""
+    """Every reachable row with how often it fired, the rows never fired, the traces that stopped or could not be read."""
     fired = result.fired
     never = result.never
     width = max((len(str(n)) for n in fired.values()), default=1)
@@ -54,9 +54,13 @@ def coverage_lines(result: CoverageResult, rows: dict[int, str]) -> Iterator[str
         for bad in result.unusable:
             where = escape(bad.trace) if bad.line is None else f"{escape(bad.trace)}:{bad.line}"
             yield f"  {where}: {escape(bad.message)}"
-    yield (
+
+
+def coverage_summary(result: CoverageResult) -> str:
+    """The summary line: how many traces and events, and how many reachable rows they fired."""
+    return (
         f"gapstate coverage: {result.traces} trace{'s' if result.traces != 1 else ''}, {result.events} events: "
-        f"fired {len(result.reachable) - len(never)} of {len(result.reachable)} reachable rows"
+        f"fired {len(result.reachable) - len(result.never)} of {len(result.reachable)} reachable rows"
     )
 
 
@@ -64,7 +68,7 @@ def coverage_lines(result: CoverageResult, rows: dict[int, str]) -> Iterator[str
 
 
 def explain_text(said: Explanation) -> str:
-    """One row in a reviewer's words: when it fires, what it does, its rules, a trace, or why it never fires; then the summary line."""
+    """One row in a reviewer's words: when it fires, what it does, its rules, a trace, or why it never fires."""
     from gapstate.seeing.witness import REFUSED, UNREACHABLE
 
     row = said.row
@@ -105,6 +109,12 @@ def explain_text(said: Explanation) -> str:
         ends = "ends on its refusal" if said.status == REFUSED else "fires it"
         lines.append(f"shortest trace that {ends} ({len(said.trace)} event{'s' if len(said.trace) != 1 else ''}):")
         lines.extend(f"  {event}" for event in trace_lines(said.trace))
-    verdict = "never fires" if said.status == UNREACHABLE else "refuses its event" if said.status == REFUSED else "fires"
-    lines.append(f"gapstate explain: {escape(said.spec)}: row at line {row.line}: {verdict}")
     return "\n".join(lines)
+
+
+def explain_summary(said: Explanation) -> str:
+    """The summary line: the row, and whether it fires, refuses its event or never fires."""
+    from gapstate.seeing.witness import REFUSED, UNREACHABLE
+
+    verdict = "never fires" if said.status == UNREACHABLE else "refuses its event" if said.status == REFUSED else "fires"
+    return f"gapstate explain: {escape(said.spec)}: row at line {said.row.line}: {verdict}"
