@@ -59,6 +59,9 @@ def test_checking_the_bundled_example_unasked_says_so_on_stderr_in_every_format(
     assert result.exit_code == 0
     assert "checks the example bundled with gapstate, not your spec" in result.stderr
     assert "[tool.gapstate]" in result.stderr and "gapstate check spec/gap-state.md" in result.stderr
+    said = result.stderr.splitlines()
+    assert said[0].startswith("gapstate: warning: ") and said[-1].startswith("gapstate check: gapstate:spec/gap-state.md (the bundled spec): ")
+    assert sum(line.startswith("gapstate check: ") for line in said) == 1  # the warning is not a second summary
 
 
 def test_require_spec_refuses_the_bundled_example_and_passes_a_given_or_configured_spec(project, tmp_path_factory, monkeypatch):

@@ -109,7 +109,8 @@ def check(
         # example, so say so on stderr in every format, or refuse when asked to.
         if require_spec:
             raise GapstateError(f"{NO_SPEC}; --require-spec refuses to check the bundled example instead")
-        say(f"gapstate check: {NO_SPEC}, so this checks the example bundled with gapstate, not your spec", err=True)
+        # A warning, not the summary line (which follows, last): worded as errors are, `gapstate: error: ...`.
+        say(f"gapstate: warning: {NO_SPEC}, so this checks the example bundled with gapstate, not your spec", err=True)
     if len(choices) == 1 and fmt in ("text", "json"):
         result = proved(choices[0])
         if fmt == "json":
