@@ -75,7 +75,8 @@ class Exploration:
     """
 
     def __init__(self, packing: Packing, initial: int, seen: dict[int, None], classes: dict[int, tuple],
-                 fired: set[int], breaches: dict[tuple[str, int], list[tuple[int, str, bool]]]):
+                 fired: set[int], breaches: dict[tuple[str, int], list[tuple[int, str, bool]]],
+                 breaks: dict[int, tuple[tuple[str, int, str, bool], ...]]):
         self._packing = packing
         self._root = initial  # the initial node, where the breadth-first trees start
         self._seen = seen  # node -> None, in breadth-first order
@@ -83,11 +84,11 @@ class Exploration:
         self.initial = packing.decode(initial)
         self.fired = fired
         self._breaches = breaches  # (rule, row line) -> every breaking step, as (node, event, choice)
+        self._breaks = breaks  # class representative -> the (rule, row line, event, choice) its steps break
         self._broken: dict[tuple[str, int], list[Firing]] | None = None
         self._graph: nx.DiGraph | None = None
         self._trees: dict[bool, dict[int, tuple[int, int, tuple | None]]] = {}
         self.implied = len(seen)  # what the caps imply, at most (`explore` sets it)
-        self._rules: dict[tuple[int, str, bool], list[str]] | None = None  # see `_rules_broken`
 
     def __len__(self) -> int:
         return len(self._seen)
@@ -204,33 +205,43 @@ class Exploration:
         Returns the rows that fire, the (rule, row) pairs broken, and how
         many configurations were reached.
         """
-        decode = self._packing.decode
-        rules = self._rules_broken()
+        packing = self._packing
+        decode, fold, expanded, target_of = packing.decode, packing.fold, packing.expanded, packing.target
+        classes, breaks = self._classes, self._breaks
         fired: set[int] = set()
         broken: set[tuple[str, int]] = set()
+        counted: set[int] = set()  # classes whose every step was taken: their rows and breaches are in
+        careful: dict[int, bool] = {}  # class -> some step of it fires one of `rows`
         seen = {self._root}
         queue = deque([self._root])
         while queue:
             node = queue.popleft()
-            for event, choice, target, line, clean in self._steps(node):
-                if line in rows and blocked(decode(node), event, choice, line, not clean):
-                    continue
-                fired.add(line)
-                if not clean:
-                    broken.update((rule, line) for rule in rules[(node, event, choice)])
+            if not expanded(node):
+                continue
+            representative = fold(node)
+            steps = classes[representative]
+            suspect = careful.get(representative)
+            if suspect is None:
+                suspect = careful[representative] = any(step[3] in rows for step in steps)
+            config = None
+            if not suspect and representative not in counted:
+                counted.add(representative)
+                fired.update(step[3] for step in steps)
+                broken.update((rule, line) for rule, line, _, _ in breaks.get(representative, ()))
+            for delta, event, choice, line, clean, resets in steps:
+                if suspect:
+                    if line in rows:
+                        config = decode(node) if config is None else config
+                        if blocked(config, event, choice, line, not clean):
+                            continue
+                    fired.add(line)
+                    if not clean:
+                        broken.update((rule, line) for rule, at, e, c in breaks[representative] if (e, c) == (event, choice))
+                target = node + delta if not resets else target_of(node, representative, delta, resets)
                 if target not in seen:
                     seen.add(target)
                     queue.append(target)
         return fired, broken, len(seen)
-
-    def _rules_broken(self) -> dict[tuple[int, str, bool], list[str]]:
-        """The rules each breaking step breaks, by (node, event, choice)."""
-        if self._rules is None:
-            self._rules = {}
-            for (rule, _), steps in self._breaches.items():
-                for step in steps:
-                    self._rules.setdefault(step, []).append(rule)
-        return self._rules
 
     def distances(self, clean: bool = False) -> dict[Config, int]:
         """Steps from the initial configuration to every one reachable (along clean steps if asked)."""
@@ -370,6 +381,6 @@ def explore(machine: Machine, progress: Callable[[int, int], None] | None = None
             progress(done, total)
     if progress is not None:
         progress(total, total)
-    exploration = Exploration(packing, initial, seen, classes, fired, breaches)
+    exploration = Exploration(packing, initial, seen, classes, fired, breaches, breaks)
     exploration.implied = implied
     return exploration
