@@ -316,7 +316,8 @@ def replay(
         record = on_step if record is None else (lambda step, keep=record: (keep(step), on_step(step)))
     iterator = iter(events)
     # a trace file's events say their line; a list's line is its position + 1
-    line_of = events.line_of if hasattr(events, "line_of") else None  # type: ignore[attr-defined]
+    positional = getattr(events, "positional", False) or not hasattr(events, "line_of")
+    line_of = None if positional else events.line_of  # type: ignore[attr-defined]
     stop = session.run(iterator, record, line_of=line_of)
     error: ReplayError | None = None
     if stop is not None:

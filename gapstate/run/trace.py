@@ -80,6 +80,7 @@ class Events:
         self._decode = (lambda item: msgspec.convert(item, Event)) if dicts else _DECODE
         self._decode_batch = (lambda items: msgspec.convert(items, _EVENTS)) if dicts else _DECODE_LINES
         self._from_file = not dicts  # a dict has no column, and cannot repeat a key
+        self.positional = dicts  # every event's line is its position + 1: `line_of` need not be asked
         self._start = 0  # events handed on before the current batch
         self._first = 1  # the line the current batch starts on
         self._numbers: list[int] | None = None  # its events' lines, when it had blank lines
