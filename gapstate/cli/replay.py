@@ -43,22 +43,25 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> i
     render = step_json if fmt == "json" else (lambda step: replay_step_line(step, caps))
     if trace_path == STDIN or not os.path.isfile(trace_path):
         return _spooled(spec, trace_path, fmt, caps, render)
-    # A regular file is read twice: first replayed whole with nothing printed,
-    # so unusable input (exit 2) prints no half and the JSON's "ok" is known
-    # up front; then replayed again, each step printed as it happens, so
+    # A regular file is read twice: first whole with nothing printed, so
+    # unusable input (exit 2) prints no half, and for JSON replayed, so its
+    # "ok" is known up front (text needs only the reading: its verdict comes
+    # last); then replayed again, each step printed as it happens, so
     # `| head` gets its lines at once and a million steps are never held.
-    result = run(spec, read_trace(trace_path), keep_steps=False)
     out = _Chunks(",\n" if fmt == "json" else "\n")
     if fmt == "json":
         from gapstate.cli.render.replay import replay_json_ends
 
+        result = run(spec, read_trace(trace_path), keep_steps=False)
         head, tail = replay_json_ends(result)
         say(head, nl=False)
         run(spec, read_trace(trace_path), keep_steps=False, on_step=lambda step: out.add(render(step)))
         out.flush()
         say(tail)
     else:
-        run(spec, read_trace(trace_path), keep_steps=False, on_step=lambda step: out.add(render(step)))
+        for _ in read_trace(trace_path):  # a malformed line raises here, before any is printed
+            pass
+        result = run(spec, read_trace(trace_path), keep_steps=False, on_step=lambda step: out.add(render(step)))
         out.flush()
         if out.written:
             say("")

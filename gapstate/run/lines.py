@@ -17,7 +17,7 @@ from gapstate.spec.source import MAX_LINE, too_long
 
 def object_ends(batch: bytes) -> int:
     """How many lines of `batch` end in `}` (a JSON string holds no raw line break, so each is a line's end)."""
-    ends = batch.count(b"}\n") + batch.count(b"}\r\n")
+    ends = batch.count(b"}\n") + (batch.count(b"}\r\n") if b"\r" in batch else 0)  # `in` is a quick scan, count is not
     return ends + (not batch.endswith(b"\n") and batch.rstrip().endswith(b"}"))
 
 
