@@ -77,6 +77,7 @@ class Packing:
             high = caps[name] - added[name] - 2
             if high > low and not any(low <= value <= high for value in set_to[name]):
                 self._shifts.append((st, size, low, high))
+        self.folds = bool(self._shifts)  # some counter has a middle range: classes hold more than one node
         # which folded counters each row's step sets, by row line: its actions' and its event's
         folded = {name: (st, size) for name, st, size in self.radix if any(st == s[0] for s in self._shifts)}
         self.resets: dict[int, tuple[tuple[int, int], ...]] = {}
@@ -166,6 +167,7 @@ def step_classes(machine: Machine, packing: Packing, initial: int) -> tuple[dict
     """
     decode, pack, fold, expanded = packing.decode, packing.pack, packing.fold, packing.expanded
     resets = packing.resets
+    unfolded = not packing.folds
     events = tuple(EVENTS)
     classes: dict[int, tuple[Step, ...]] = {}
     breaks: dict[int, tuple[tuple[str, int, str, bool], ...]] = {}  # representative -> (rule, line, event, choice)
@@ -193,9 +195,11 @@ def step_classes(machine: Machine, packing: Packing, initial: int) -> tuple[dict
         steps = classes[representative] = tuple(found)
         if breaking:
             breaks[representative] = tuple(breaking)
-        for step in steps:
-            for target in packing.class_targets(representative, step):
-                if target not in seen:
-                    seen.add(target)
-                    queue.append(target)
+        # with no counter folded, a class is one configuration and its steps' targets are classes
+        targets = ((representative + step[0] for step in steps) if unfolded else
+                   (target for step in steps for target in packing.class_targets(representative, step)))
+        for target in targets:
+            if target not in seen:
+                seen.add(target)
+                queue.append(target)
     return classes, breaks, implied
