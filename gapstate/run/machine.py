@@ -157,7 +157,8 @@ class Machine:
 
     def step_once(self, config: Config, event: str, choice: bool = False) -> Outcome:
         """`step` without the memo: for the explorer, which steps each configuration once."""
-        return self._memo.get((config, event, choice)) or self._step(config, event, choice)
+        memo = self._memo  # empty unless this machine also replayed: then no key need be hashed
+        return (memo.get((config, event, choice)) if memo else None) or self._step(config, event, choice)
 
     def _step(self, before: Config, event: str, choice: bool) -> Outcome:
         if before.ended:
