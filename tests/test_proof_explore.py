@@ -167,3 +167,17 @@ def test_past_the_budget_the_search_stops_before_visiting_and_says_what_the_caps
     assert len(explore(small, budget=len(explore(small)))) == len(explore(small, budget=None))
     with pytest.raises(TooManyConfigurations):
         explore(small, budget=len(explore(small)) - 1)
+
+
+def test_an_equal_table_is_explored_once_and_its_budget_still_holds():
+    text = variant("@cap session_requests 3", "@cap session_requests 7")
+    first = explore(Machine(parse_spec(text, "a.md").table))
+    again = explore(Machine(parse_spec(text, "b.md").table))
+    assert again is first
+    assert isinstance(first.fired, frozenset)  # shared, so nobody can change it under another
+    with pytest.raises(TooManyConfigurations):
+        explore(Machine(parse_spec(text, "c.md").table), budget=len(first) - 1)
+    calls = []
+    afresh = explore(Machine(parse_spec(text, "d.md").table), lambda done, total: calls.append((done, total)))
+    assert calls and calls[-1][0] == calls[-1][1]  # progress is reported as the work happens, never skipped
+    assert len(afresh) == len(first) and afresh.fired == first.fired

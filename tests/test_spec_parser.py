@@ -13,6 +13,17 @@ def test_columns_count_from_the_start_of_the_file_line_including_indentation():
     assert finding.column == len("    CLEAR | busy_end | - | = | noop ") + 1
 
 
+def test_a_line_read_again_gives_the_same_row_and_a_fresh_finding():
+    text = table("CLEAR | busy_end | - | = | noop extra", "* | busy_start | - | = | noop")
+    first, again = parse_text(text), parse_text(text)
+    assert first.table.rows == again.table.rows
+    [finding], [other] = first.findings, again.findings
+    assert finding is not other  # a finding may be given a cause: each reading has its own
+    assert (finding.line, finding.column, finding.message) == (other.line, other.column, other.message)
+    moved = parse_text(table("", "", "* | busy_start | - | = | noop"))  # the same line, one line further down
+    assert moved.table.rows[0].line == first.table.rows[0].line + 1
+
+
 def test_a_cap_keyword_needs_a_word_boundary():
     [finding] = parse_text(table("@capx session_requests 3")).findings
     assert finding.column == 1

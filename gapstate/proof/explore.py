@@ -18,6 +18,7 @@ from gapstate.errors import GapstateError
 from gapstate.proof.packing import Packing, step_classes
 from gapstate.proof.traces import Trace, shortest_walk
 from gapstate.run.machine import Machine
+from gapstate.spec.table import Table
 from gapstate.spec.vocabulary import Config
 
 
@@ -75,7 +76,7 @@ class Exploration:
     """
 
     def __init__(self, packing: Packing, initial: int, seen: dict[int, None], classes: dict[int, tuple],
-                 fired: set[int], breaches: dict[tuple[str, int], list[tuple[int, str, bool]]],
+                 fired: frozenset[int], breaches: dict[tuple[str, int], list[tuple[int, str, bool]]],
                  breaks: dict[int, tuple[tuple[str, int, str, bool], ...]]):
         self._packing = packing
         self._root = initial  # the initial node, where the breadth-first trees start
@@ -329,8 +330,38 @@ class TooManyConfigurations(GapstateError):
 MAX_CONFIGURATIONS = 2_500_000
 
 
+# Explorations kept by table, newest last: a program that checks, diffs and
+# plans one spec explores it once. Only small ones are kept, so little memory is held.
+KEPT_EXPLORATIONS = 8
+KEPT_CONFIGURATIONS = 100_000
+_kept: dict[Table, Exploration] = {}
+
+
 def explore(machine: Machine, progress: Callable[[int, int], None] | None = None,
             budget: int | None = MAX_CONFIGURATIONS) -> Exploration:
+    """Every configuration reachable from the initial one (see `_explore`), kept for the next call on an equal table.
+
+    With `progress` the table is explored afresh, so that the progress is
+    reported as it happens. An Exploration is not changed by reading it, so
+    callers share it.
+    """
+    table = machine.table
+    kept = _kept.get(table) if progress is None else None
+    if kept is not None:
+        if budget is not None and kept.implied > budget:
+            raise TooManyConfigurations(kept.implied, budget)
+        return kept
+    exploration = _explore(machine, progress, budget)
+    if len(exploration) <= KEPT_CONFIGURATIONS:
+        _kept.pop(table, None)
+        _kept[table] = exploration
+        while len(_kept) > KEPT_EXPLORATIONS:
+            del _kept[next(iter(_kept))]
+    return exploration
+
+
+def _explore(machine: Machine, progress: Callable[[int, int], None] | None,
+             budget: int | None) -> Exploration:
     """Breadth-first over every reachable configuration; TooManyConfigurations past `budget`.
 
     A configuration whose counters passed their caps (the `cap-exceeded`
@@ -381,6 +412,6 @@ def explore(machine: Machine, progress: Callable[[int, int], None] | None = None
             progress(done, total)
     if progress is not None:
         progress(total, total)
-    exploration = Exploration(packing, initial, seen, classes, fired, breaches, breaks)
+    exploration = Exploration(packing, initial, seen, classes, frozenset(fired), breaches, breaks)
     exploration.implied = implied
     return exploration

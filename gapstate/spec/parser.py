@@ -66,8 +66,6 @@ def parse_text(text: str) -> Parsed:
 
 
 def _parse_block(start: int, header_line: int, content: list[str], block: Fenced) -> Parsed:
-    parser = _lark()
-    reader = _LineReader()
     findings: list[Finding] = []
     rows: list[Row] = []
     caps: list[Cap] = []
@@ -78,7 +76,7 @@ def _parse_block(start: int, header_line: int, content: list[str], block: Fenced
     # it: the lines after the table up to there would be read as table lines.
     fence_at = next((k for k in range(first, len(content)) if OPEN_FENCE.match(content[k])), None)
     end = len(content) if fence_at is None else fence_at
-    unclosed = _unclosed_finding(parser, start, first, content[:end], block) if (
+    unclosed = _unclosed_finding(start, first, content[:end], block) if (
         fence_at is not None or not block.closed
     ) else None
     if unclosed is not None:
@@ -97,7 +95,7 @@ def _parse_block(start: int, header_line: int, content: list[str], block: Fenced
         number = start + offset
         if not text.strip():
             continue
-        item = _parse_line(parser, reader, text, number)
+        item = _parse_line(text, number)
         if isinstance(item, ParseError):
             findings.append(item)
         elif isinstance(item, Row):
@@ -119,8 +117,30 @@ def _parse_block(start: int, header_line: int, content: list[str], block: Fenced
     return Parsed(Table.build(header_line, tuple(rows), tuple(caps), tuple(allowances), tuple(labels)), ())
 
 
-def _parse_line(parser: Lark, reader: "_LineReader", text: str, number: int) -> Row | Cap | Allowance | ParseError | None:
+def _parse_line(text: str, number: int) -> Row | Cap | Allowance | Label | ParseError | None:
     """One table line as what it declares (None for a comment), or the syntax finding it earns."""
+    item = _read_line(text, number)
+    if isinstance(item, _Problem):
+        return ParseError(number, item.column, ParseProblem.SYNTAX, detail=item.detail)
+    return item
+
+
+class _Problem(NamedTuple):
+    """Why a line does not parse: where, and the parser's diagnostic."""
+
+    column: int
+    detail: str
+
+
+@lru_cache(maxsize=4096)
+def _read_line(text: str, number: int) -> Row | Cap | Allowance | Label | _Problem | None:
+    """`_parse_line`'s work, kept: a spec is often read again with most lines unchanged.
+
+    `diff` reads two versions of one table, `--fix` reads its spec again, and
+    the API's users check one spec many times; each line then costs lark once.
+    What is kept is immutable (NamedTuples); the finding is made afresh.
+    """
+    parser = _lark()
     problem = line_problem(text)
     if problem is None:
         try:
@@ -128,13 +148,13 @@ def _parse_line(parser: Lark, reader: "_LineReader", text: str, number: int) -> 
         except UnexpectedInput as error:
             problem = syntax_problem(parser, error, text)
     if problem is not None:
-        column, detail = problem
-        return ParseError(number, column, ParseProblem.SYNTAX, detail=detail)
+        return _Problem(*problem)
+    reader = _LineReader()
     reader.number = number
     return reader.transform(tree)
 
 
-def _unclosed_finding(parser: Lark, start: int, first: int, content: list[str], block: Fenced) -> ParseError | None:
+def _unclosed_finding(start: int, first: int, content: list[str], block: Fenced) -> ParseError | None:
     """The one finding for a block not closed where its table ends, or None when no prose follows the rows.
 
     The table's rows end at the last line that reads as a row or directive;
@@ -142,9 +162,8 @@ def _unclosed_finding(parser: Lark, start: int, first: int, content: list[str], 
     read as a table line, is where the closing fence is missing. Reporting
     each prose line as a syntax error would bury this, the real error.
     """
-    reader = _LineReader()
     read = [
-        (k, _parse_line(parser, reader, content[k], start + k))
+        (k, _parse_line(content[k], start + k))
         for k in range(first, len(content))
         if content[k].strip()
     ]
