@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import functools
 import json
 import os
 import subprocess
@@ -154,3 +156,16 @@ def slow_but(values, *fast) -> list:
     missing = [value for value in fast if value not in values]
     assert not missing, f"{missing} are not among the values"
     return [value if value in fast else pytest.param(value, marks=pytest.mark.slow) for value in values]
+
+
+PACKAGE = Path(gapstate.__file__).parent
+
+
+@functools.cache
+def package_nodes() -> tuple[tuple[str, tuple[ast.AST, ...]], ...]:
+    """Every module of the package (its path below the package, `/`-separated) with every node of its tree,
+    parsed and walked once for the tests that look through the code."""
+    return tuple(
+        (path.relative_to(PACKAGE).as_posix(), tuple(ast.walk(ast.parse(path.read_text(encoding="utf-8")))))
+        for path in sorted(PACKAGE.rglob("*.py"))
+    )

@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-import gapstate
+from .support import package_nodes
 
-PACKAGE = Path(gapstate.__file__).parent
 # `python -m gapstate` is the CLI's own entry point.
 CLI = ("cli/", "__main__.py")
 OUTPUT = {("sys", "stdout"), ("sys", "stderr"), ("sys", "exit"), ("os", "_exit"), ("click", "echo"), ("click", "secho")}
 
 
-def _below_the_cli() -> list[tuple[str, ast.Module]]:
-    modules = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        name = path.relative_to(PACKAGE).as_posix()
-        if not name.startswith(CLI):
-            modules.append((name, ast.parse(path.read_text(encoding="utf-8"))))
-    return modules
+def _below_the_cli() -> list[tuple[str, tuple[ast.AST, ...]]]:
+    return [(name, nodes) for name, nodes in package_nodes() if not name.startswith(CLI)]
 
 
 def _imports_the_cli(node: ast.AST) -> bool:
@@ -34,15 +27,15 @@ def _imports_the_cli(node: ast.AST) -> bool:
 
 def test_no_module_outside_the_cli_imports_it():
     reaching_up = [
-        f"{name}:{node.lineno}" for name, tree in _below_the_cli() for node in ast.walk(tree) if _imports_the_cli(node)
+        f"{name}:{node.lineno}" for name, nodes in _below_the_cli() for node in nodes if _imports_the_cli(node)
     ]
     assert reaching_up == []
 
 
-def _printing(tree: ast.Module) -> list[str]:
+def _printing(nodes) -> list[str]:
     """Each print call and each use of stdout, stderr, an exit or click's echo, as `LINE: what`."""
     found = []
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
             found.append(f"{node.lineno}: print")
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and (node.value.id, node.attr) in OUTPUT:
@@ -51,7 +44,7 @@ def _printing(tree: ast.Module) -> list[str]:
 
 
 def test_only_the_cli_prints_or_exits():
-    printing = [f"{name}:{place}" for name, tree in _below_the_cli() for place in _printing(tree)]
+    printing = [f"{name}:{place}" for name, nodes in _below_the_cli() for place in _printing(nodes)]
     assert printing == []
 
 
@@ -59,5 +52,5 @@ def test_the_checks_see_a_reach_into_the_cli_and_a_print():
     """The walks above would pass on an empty package: they must catch what they forbid."""
     tree = ast.parse("from gapstate.cli.render import to_json\nimport sys\nprint(1)\nsys.exit(2)\nfrom gapstate import cli\n")
     assert sum(_imports_the_cli(node) for node in ast.walk(tree)) == 2
-    assert _printing(tree) == ["3: print", "4: sys.exit"]
+    assert _printing(ast.walk(tree)) == ["3: print", "4: sys.exit"]
     assert len(_below_the_cli()) > 40

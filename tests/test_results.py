@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import gapstate
 from gapstate.run.replayer import ReplayResult
 
-PACKAGE = Path(gapstate.__file__).parent
+from .support import package_nodes
 
 
 def test_ok_and_the_summary_keys_of_a_replay_build_no_step(monkeypatch):
@@ -30,8 +29,8 @@ def test_a_key_builds_the_document_once(monkeypatch):
 
 def test_only_the_command_line_group_exits():
     exits = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for name, nodes in package_nodes():
+        for node in nodes:
             if isinstance(node, ast.Attribute) and node.attr == "exit" and getattr(node.value, "id", None) == "sys":
-                exits.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+                exits.append(f"{name}:{node.lineno}")
     assert [place.split(":")[0] for place in exits] == ["cli/base.py"], exits

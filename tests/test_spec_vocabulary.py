@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-import gapstate
 from gapstate.run.trace import Event
 from gapstate.spec.vocabulary import (
     ACTIONS,
@@ -20,19 +18,20 @@ from gapstate.spec.vocabulary import (
     guard_words,
 )
 
-PACKAGE = Path(gapstate.__file__).parent
+from .support import package_nodes
+
 VOCABULARY = {"spec/vocabulary.py", "spec/rules.py"}  # the names, and the rules written in them
 
 
 def test_no_module_but_the_vocabulary_names_a_guard_or_an_action_in_code():
     names = set(GUARDS) | set(ACTIONS)
     named = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        if path.relative_to(PACKAGE).as_posix() in VOCABULARY:
+    for name, nodes in package_nodes():
+        if name in VOCABULARY:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in nodes:
             if isinstance(node, ast.Constant) and node.value in names:
-                named.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {node.value!r}")
+                named.append(f"{name}:{node.lineno}: {node.value!r}")
     assert named == []
 
 
