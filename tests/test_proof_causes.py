@@ -214,6 +214,18 @@ def test_a_guard_changed_beside_a_row_that_refines_its_siblings_is_at_the_change
     assert (root.kind, root.line) == ("ambiguous", line_of(text, f"REQUESTED | evidence_turn | {became} | CLEAR"))
 
 
+def test_a_dropped_guard_is_at_the_row_an_allowance_still_names_as_it_was():
+    # both rows have one guard, and one more would part either from the other:
+    # the `@unreachable DUE | busy_end | budget_left,!attempts_left` line tells them apart
+    old = "DUE | busy_end | budget_left,!attempts_left | CLEAR | unrepaired_attempts"
+    text = variant(old, "DUE | busy_end | !attempts_left | CLEAR | unrepaired_attempts")
+    findings = check_text(text).findings
+    [root] = roots(findings)
+    assert (root.kind, root.line) == ("ambiguous", line_of(text, "DUE | busy_end | !attempts_left |"))
+    [allowance] = [f for f in findings if f.kind == "stale_allowance"]
+    assert allowance.cause == root.as_cause()
+
+
 def test_an_allowed_row_that_fires_only_past_a_rule_breaking_row_follows_from_it():
     # CLEAR to OPEN on a release opens no gap: the episode's spent attempts carry into OPEN
     text = variant("CLEAR | floor_released | - | = | noop", "CLEAR | floor_released | - | OPEN | noop")

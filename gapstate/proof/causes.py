@@ -44,7 +44,7 @@ from gapstate.proof.explore import Exploration
 from gapstate.proof.mending import Walker, every_step, suspect
 from gapstate.proof.reach import why_unreachable
 from gapstate.run.machine import Machine
-from gapstate.spec.table import ANY_STATE, Literal, Row, Table, holds
+from gapstate.spec.table import ANY_STATE, Allowance, Literal, Row, Table, holds
 
 # Each candidate root costs a walk or two over every configuration, so a table
 # with thousands of findings would take time quadratic in its size. Past this
@@ -137,8 +137,10 @@ def _point_ambiguities(findings: list[Finding], table: Table, exploration: Explo
     The likely row, of the two: the one that fills a hole of its own state
     and event once a guard of it is negated (a negated guard both overlaps
     and leaves a hole); else the one that breaks a pattern the table keeps
-    elsewhere (see `_Patterns`); else the one row every overlap of its state and
-    event involves (a dropped guard widens a row over several neighbours);
+    elsewhere (see `_Patterns`); else the one an `@unreachable` line that
+    names no row names but for one guard (the row as it was); else the one
+    row every overlap of its state and event involves (a dropped guard widens
+    a row over several neighbours);
     else one that one more guard would part from every row without leaving
     a hole (a dropped guard, over one neighbour); else the row whose
     valuations hold the other's; else the one that breaks a rule; else the
@@ -156,6 +158,13 @@ def _point_ambiguities(findings: list[Finding], table: Table, exploration: Explo
     if not groups:
         return
     patterns = _Patterns(table)
+    dangling = [
+        a
+        for f in findings
+        if isinstance(f, StaleAllowance) and f.reason is AllowanceProblem.NAMES_NO_ROW
+        for a in table.allowances
+        if a.line == f.line
+    ]
     for all_of_them in groups.values():
         # A copy (same guards) is at the copy, unless it is a guard negated: then at the row that fills the hole.
         for finding in all_of_them:
@@ -182,6 +191,7 @@ def _point_ambiguities(findings: list[Finding], table: Table, exploration: Explo
                 return (
                     _negation_fills(row, holes),
                     *patterns.unlike(row, other),
+                    _was_allowed(row, dangling) and not _was_allowed(other, dangling),
                     row.line == widening,
                     _narrowing_mends(table, row, finding.state),
                     row.guard_set < other.guard_set,
@@ -241,6 +251,16 @@ class _Patterns:
         if not elsewhere(self.kin[row.actions, row.event]):
             return None
         return elsewhere(self.alike[row.actions, row.event, row.guard_set])
+
+
+def _was_allowed(row: Row, dangling: list[Allowance]) -> bool:
+    """True when an `@unreachable` line that names no row names this one but for one guard: the row as it was."""
+    return any(a.state == row.state and a.event == row.event and _near(row.guard_set, a.guards) for a in dangling)
+
+
+def _near(guards: frozenset[Literal], allowed: tuple[Literal, ...]) -> bool:
+    """True when two guard sets differ in one guard at most (one dropped, added or negated)."""
+    return len({lit.guard for lit in guards.symmetric_difference(allowed)}) <= 1
 
 
 def _narrowing_mends(table: Table, row: Row, state: str) -> bool:
@@ -312,7 +332,7 @@ def _structural(findings: list[Finding], table: Table) -> None:
                 else:
                     row = rows[other.line]
                     same = row.event == allowance.event and row.state == allowance.state
-                    near = len({lit.guard for lit in row.guard_set ^ allowed}) <= 1
+                    near = _near(row.guard_set, allowance.guards)
                 if same and near:
                     finding.cause = other.as_cause()
                     break
