@@ -234,3 +234,14 @@ def test_an_allowed_row_that_fires_only_past_a_rule_breaking_row_follows_from_it
     assert (root.kind, root.line) == ("rule", line_of(text, "CLEAR | floor_released | - | OPEN"))
     allowances = [f for f in findings if f.kind == "stale_allowance"]
     assert allowances and all(f.cause == root.as_cause() for f in allowances)
+
+
+def test_an_episode_opened_without_open_gap_is_one_root_and_the_allowed_rows_it_lets_fire_follow():
+    # the spent attempts of the last episode carry into the next: the rows allowed for a spent episode fire
+    old = "CLEAR | loss_voiced | !dup | OPEN | open_gap,preserve_debt"
+    text = variant(old, "CLEAR | loss_voiced | !dup | OPEN | note_trim,preserve_debt")
+    findings = check_text(text).findings
+    [root] = roots(findings)
+    assert (root.kind, root.rule, root.line) == ("rule", "episode-starts-spent", line_of(text, "OPEN | note_trim,"))
+    allowances = [f for f in findings if f.kind == "stale_allowance"]
+    assert len(allowances) == 2 and all(f.cause == root.as_cause() for f in allowances)

@@ -34,6 +34,7 @@ RULE_VARIANTS = {
     "gap-without-debt": ("CLEAR | loss_voiced | !dup | OPEN | open_gap,preserve_debt", "CLEAR | loss_voiced | !dup | OPEN | open_gap"),
     "fresh-loss-ignored": ("CLEAR | loss_voiced | !dup | OPEN | open_gap,preserve_debt", "CLEAR | loss_voiced | !dup | = | note_dup"),
     "late-loss-forgotten": ("SENDING | loss_voiced | !dup | = | merge_gap,mark_late", "SENDING | loss_voiced | !dup | = | merge_gap"),
+    "episode-starts-spent": ("CLEAR | loss_voiced | !dup | OPEN | open_gap,preserve_debt", "CLEAR | loss_voiced | !dup | OPEN | merge_gap,preserve_debt"),
     "send-ok-without-commit": ("SENDING | send_ok | !late_loss | REQUESTED | commit_request", "SENDING | send_ok | !late_loss | REQUESTED | noop"),
     # the two send_ok outcomes swapped, one half at a time
     "late-loss-commit-awaits": ("SENDING | send_ok | late_loss | OPEN | commit_request,reopen_gap", "SENDING | send_ok | late_loss | REQUESTED | commit_request"),

@@ -56,6 +56,15 @@ def _leaves_gap(t: Transition) -> bool:
     return t.before.state != t.initial and t.after.state == t.initial
 
 
+def _starts_episode(t: Transition) -> bool:
+    """The step opens an episode (a gap out of the initial state) or reopens one (a fresh loss past a commit)."""
+    if t.after.ended or t.after.state == t.initial or t.after.standing or t.after.in_flight:
+        return False
+    fresh_loss = t.event == "loss_voiced" and not t.guards["dup"] and t.before.standing
+    late_commit = t.event == "send_ok" and t.guards["late_loss"]
+    return t.before.state == t.initial or fresh_loss or late_commit
+
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "cap-exceeded",
@@ -202,6 +211,12 @@ RULES: tuple[Rule, ...] = (
         "does not remember (mark_late) a voiced loss with an unseen id that arrives while a send is in flight",
         lambda t: t.event == "loss_voiced" and not t.guards["dup"] and t.mid.in_flight and not t.after.late_loss,
         frozenset({"loss_voiced"}),
+    ),
+    Rule(
+        "episode-starts-spent",
+        "opens or reopens an episode with attempts already spent; "
+        "a new or reopened episode gets a fresh allowance of attempts (open_gap, reopen_gap)",
+        lambda t: _starts_episode(t) and t.after.episode_attempts > 0,
     ),
     Rule(
         "send-ok-without-commit",
