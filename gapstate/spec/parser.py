@@ -9,6 +9,7 @@ column.
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
@@ -46,8 +47,11 @@ def _lark() -> Lark:
 
 def _read(parser: Lark, text: str, number: int) -> Row | Cap | Allowance | Label | None:
     """The record for one table line; raises lark's UnexpectedInput when it does not parse."""
-    parser.options.transformer.number = number
+    _here.number = number
     return parser.parse(text)
+
+
+_here = threading.local()  # the line `_read` is reading, per thread: the reader is shared through the cached parser
 
 
 def parse_text(text: str) -> Parsed:
@@ -201,10 +205,13 @@ class _Guards(NamedTuple):
 class _LineReader(Transformer):
     """One method per grammar rule: a parsed line becomes a Row, Cap, Allowance, or None for a comment.
 
-    `number` is the spec line being read, set before each parse (`_read`).
+    `number` is the spec line being read, set before each parse (`_read`),
+    kept per thread so that threads may parse at once.
     """
 
-    number = 0
+    @property
+    def number(self) -> int:
+        return getattr(_here, "number", 0)
 
     def line(self, children: list) -> Row | Cap | Allowance | None:
         item = children[0]
