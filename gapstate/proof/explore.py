@@ -256,13 +256,7 @@ class Exploration:
         `_tree`), so a hundred counterexamples cost one search, not a hundred.
         Raises networkx.NetworkXNoPath when there is none.
         """
-        tree = self._tree(clean)
-        try:
-            node = self._packing.encode(config)
-        except (KeyError, ValueError, TypeError):
-            node = -1
-        if node not in tree:
-            raise nx.NetworkXNoPath(f"no {'clean ' if clean else ''}way to {config}")
+        tree, node = self._reached(config, clean)
         decode = self._packing.decode
         edges = []
         while True:
@@ -305,10 +299,19 @@ class Exploration:
 
     def trace_to(self, config: Config, last: tuple[str, bool], clean: bool = True) -> list[dict[str, Any]]:
         """The shortest replayable trace reaching `config` (along clean steps if asked), then `last`."""
-        self.path_to(config, clean)  # NetworkXNoPath when there is no way
-        return list(Trace(self._tree(clean), self._packing.encode(config), last))
+        tree, node = self._reached(config, clean)
+        return list(Trace(tree, node, last))
 
-
+    def _reached(self, config: Config, clean: bool) -> tuple[dict[int, tuple[int, int, tuple | None]], int]:
+        """The breadth-first tree and `config`'s node in it; networkx.NetworkXNoPath when it is not there."""
+        tree = self._tree(clean)
+        try:
+            node = self._packing.encode(config)
+        except (KeyError, ValueError, TypeError):
+            node = -1
+        if node not in tree:
+            raise nx.NetworkXNoPath(f"no {'clean ' if clean else ''}way to {config}")
+        return tree, node
 
 
 class TooManyConfigurations(GapstateError):
