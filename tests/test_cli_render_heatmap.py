@@ -1,0 +1,58 @@
+"""gapstate/cli/render/heatmap.py: the verdicts as a grid of arms by turns, each cell the verdicts some repeat gave, with counts.
+
+Drawing it with matplotlib costs a second of CPU: those tests are in
+tests/test_cli_classify.py, under `pytest -m slow`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+
+import pytest
+
+import gapstate
+from gapstate.attribution.conditions import TURN_VERDICTS
+from gapstate.attribution.repeats import classify_repeats
+from gapstate.cli.render.heatmap import CELLS, COLOURS, LABEL, _short, grid, heatmap_svg
+
+from .support import REPORT_EXAMPLE
+
+EXAMPLE = json.loads(REPORT_EXAMPLE.read_text(encoding="utf-8"))
+
+
+def test_one_report_is_a_grid_of_single_verdicts_counted_once():
+    arms, turns, cells, total = grid(gapstate.classify(EXAMPLE))
+    assert arms == ["control", "stall-2s", "stall-5s"] and turns == ["q1-name", "q2-last-role", "q3-why-leave"]
+    assert cells[1] == [(("intact", 1),), (("attributable", 1),), (("delay", 1),)]
+    assert total == 1
+
+
+def test_repeats_give_each_cell_every_verdict_some_repeat_gave_with_its_count():
+    again = copy.deepcopy(EXAMPLE)
+    again["arms"][2]["intervals"] = [{"kind": "drop", "start": 12000, "end": 13000, "voiced": True}]
+    arms, turns, cells, total = grid(classify_repeats([("a.json", EXAMPLE), ("b.json", again), ("c.json", EXAMPLE)]))
+    assert total == 3 and len(arms) == 3 and len(turns) == 3
+    assert sorted(cells[2][1]) == [("attributable", 1), ("inconclusive", 2)]
+    assert cells[0][0] == (("intact", 3),)
+
+
+def test_every_verdict_a_turn_can_get_has_its_colour():
+    assert set(COLOURS) == set(TURN_VERDICTS)
+
+
+def test_a_long_name_is_cut_to_the_label_width_with_an_ellipsis():
+    assert _short("q" * LABEL) == "q" * LABEL
+    assert _short("q" * (LABEL + 5)) == "q" * (LABEL - 1) + "…"
+
+
+def test_too_many_cells_are_refused_before_matplotlib_is_loaded(monkeypatch):
+    turns = [f"q{n}" for n in range(CELLS // 2 + 1)]
+    report = {"answer_key": turns, "arms": [
+        {"name": "control", "kind": "control", "turns": {t: {"status": "present"} for t in turns}},
+        {"name": "stall", "kind": "stall", "turns": {t: {"status": "present"} for t in turns}},
+    ]}
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # an import of it would fail
+    with pytest.raises(gapstate.GapstateError, match=rf"too many cells to draw \(2 arms x {len(turns)} turns; at most {CELLS}\)"):
+        heatmap_svg(gapstate.classify(report))
