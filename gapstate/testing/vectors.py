@@ -336,5 +336,19 @@ class _Tour:
 
 
 def builtin(spec: Spec) -> list[tuple[str, list[dict[str, Any]]]]:
-    """The suite's traces by name, as `load` gives a folder's: what conform runs without --vectors."""
-    return [(vector.name, list(vector.trace)) for vector in build(spec).vectors]
+    """The suite's traces by name, as `load` gives a folder's: what conform runs without --vectors.
+
+    The same traces `build` writes, realized once per table and without the
+    replay `build` makes to say what each covers: conform needs only the
+    traces, and a program (or test) that calls it many times pays for them once.
+    """
+    return [(name, list(trace)) for name, trace in _tours(machine_for(spec).table)]
+
+
+@lru_cache(maxsize=4)
+def _tours(table: Table) -> tuple[tuple[str, tuple[dict[str, Any], ...]], ...]:
+    from gapstate.run.machine import compiled
+
+    machine = compiled(table)
+    plans = _plans(table)[0]
+    return tuple((f"tour-{number:02d}", tuple(realize(machine, plan))) for number, (plan, _) in enumerate(plans, start=1))
