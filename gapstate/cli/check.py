@@ -81,13 +81,15 @@ def check(
     from gapstate.cli.render import to_json
     from gapstate.cli.render.check import check_summary, check_text, check_verdict
     from gapstate.cli.render.errors import error_text
-    from gapstate.proof.check import check as prove
 
     def explored(spec: Any) -> Any:
         """The proof, with a progress bar on a terminal once exploring has taken a second."""
+        from gapstate.proof.check import check as prove  # networkx, loaded once a spec has been read
+        from gapstate.proof.explore import MAX_CONFIGURATIONS
+
         bar = LateBar("exploring") if sys.stderr.isatty() else None
         try:
-            return prove(spec, bar, limit)
+            return prove(spec, bar, MAX_CONFIGURATIONS if limit is None else limit)
         finally:
             if bar is not None:
                 bar.close()

@@ -67,18 +67,18 @@ def project_setting(start: Path) -> SpecPath | None:
     return None
 
 
-def max_configurations(given: int | None, cwd: str | Path | None = None) -> int:
-    """The exploration budget: `given`, else `max-configurations` of [tool.gapstate], else the default.
+def max_configurations(given: int | None, cwd: str | Path | None = None) -> int | None:
+    """The exploration budget: `given`, else `max-configurations` of [tool.gapstate], else None for the proof's default.
 
-    A setting that is not a positive integer raises GapstateError naming the file.
+    A setting that is not a positive integer raises GapstateError naming the
+    file. The default is the proof's to give: reading it here would load the
+    proof (and networkx) before a spec path could be found missing.
     """
-    from gapstate.proof.explore import MAX_CONFIGURATIONS
-
     if given is not None:
         return given
     found = _project_table(Path.cwd() if cwd is None else Path(cwd))
     if found is None or "max-configurations" not in found[2]:
-        return MAX_CONFIGURATIONS
+        return None
     value = found[2]["max-configurations"]
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise GapstateError("[tool.gapstate] max-configurations must be a positive integer", file=found[1])
