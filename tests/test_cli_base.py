@@ -24,26 +24,43 @@ def test_python_dash_m_runs_the_same_command():
     assert result.stdout == "" and ": ok (" in result.stderr  # nothing found: only the summary line, on stderr
 
 
-def _modules_after(code: str) -> set[str]:
-    out = subprocess.run(
-        [sys.executable, "-c", code + "\nimport sys; print(' '.join(sorted(sys.modules)))"],
-        capture_output=True, text=True, check=True,
-    ).stdout
-    return set(out.split())
+# One process, three stages, each followed by the modules loaded so far: importing the
+# package and its CLI, then classify through the CLI, then a replay. A later stage only
+# adds modules, so what an earlier one must not load it has not loaded either.
+STAGES = {
+    "import": "import gapstate, gapstate.cli",
+    "classify": (
+        "from gapstate.cli import main\n"
+        "try:\n"
+        f"    main(['classify', {str(REPORT_EXAMPLE)!r}, '--format', 'json'])\n"
+        "except SystemExit as exit:\n"
+        "    assert exit.code == 0, exit.code\n"
+        "import gapstate.attribution.conditions, gapstate.attribution.repeats, gapstate.attribution.positions"
+    ),
+    "replay": "gapstate.replay(gapstate.load_spec(), [{'event': 'loss_voiced', 'id': 'a'}])",
+}
 
 
-def test_importing_gapstate_loads_neither_lark_nor_networkx():
-    loaded = _modules_after("import gapstate, gapstate.cli")
-    assert "lark" not in loaded and "networkx" not in loaded
-
-
-def test_replaying_does_not_load_networkx():
-    loaded = _modules_after(
-        "import gapstate\n"
-        "gapstate.replay(gapstate.load_spec(), [{'event': 'loss_voiced', 'id': 'a'}])"
+@pytest.fixture(scope="module")
+def loaded() -> dict[str, set[str]]:
+    """The modules loaded after each stage, in a fresh interpreter."""
+    code = "import sys\n" + "".join(
+        f"{stage}\nprint('STAGE {name}', ' '.join(sorted(sys.modules)), file=sys.stderr)\n" for name, stage in STAGES.items()
     )
-    assert "networkx" not in loaded
-    assert "lark" in loaded  # the spec was parsed
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert '"verdict": "attributable"' in done.stdout  # classify ran, and answered
+    stages = [line.split()[1:] for line in done.stderr.splitlines() if line.startswith("STAGE ")]
+    return {name: set(modules) for name, *modules in stages}
+
+
+def test_importing_gapstate_loads_neither_lark_nor_networkx(loaded):
+    assert "lark" not in loaded["import"] and "networkx" not in loaded["import"]
+
+
+def test_replaying_does_not_load_networkx(loaded):
+    assert "networkx" not in loaded["replay"]
+    assert "lark" in loaded["replay"]  # the spec was parsed
 
 
 @pytest.mark.parametrize("command", [["check", "--spec"], ["replay", "trace.jsonl", "--spec"], ["fuzz", "--spec"]])
@@ -73,22 +90,9 @@ def test_load_spec_refuses_what_is_neither_a_path_nor_text():
 # what each command imports ------------------------------------------------------
 
 
-def test_classify_never_loads_lark_or_networkx():
-    code = (
-        "import sys\n"
-        "from gapstate.cli import main\n"
-        "try:\n"
-        f"    main(['classify', {str(REPORT_EXAMPLE)!r}, '--format', 'json'])\n"
-        "except SystemExit as exit:\n"
-        "    assert exit.code == 0, exit.code\n"
-        "import gapstate.attribution.conditions, gapstate.attribution.repeats, gapstate.attribution.positions\n"
-        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('lark', 'networkx', 'jsonschema', 'pydantic', 'matplotlib'))\n"
-        "print('HEAVY', heavy, file=sys.stderr)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert '"verdict": "attributable"' in done.stdout
-    assert "HEAVY []" in done.stderr
+def test_classify_never_loads_lark_or_networkx(loaded):
+    heavy = sorted(m for m in loaded["classify"] if m.split(".")[0] in ("lark", "networkx", "jsonschema", "pydantic", "matplotlib"))
+    assert heavy == []
 
 
 @pytest.mark.slow  # what `python -m gapstate` and whole processes below show fast, for classify

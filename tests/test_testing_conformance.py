@@ -198,16 +198,23 @@ def conform_cli(*args: str, env: dict[str, str] | None = None):
 
 
 def test_the_command_passes_the_room_loop_and_prints_one_json_document():
-    result = conform_cli("--examples", "15", "--format", "json", *ROOM_LOOP_COMMAND)
+    # a few generated traces after the vectors: whether the room loop passes them is for the in-process test above
+    result = conform_cli("--examples", "3", "--format", "json", *ROOM_LOOP_COMMAND)
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     suite = vectors.build(gapstate.load_spec()).vectors
-    assert document == {"ok": True, "vectors": len(suite), "traces": 15, "events": document["events"], "divergence": None, "saved": None}
+    assert document == {"ok": True, "vectors": len(suite), "traces": 3, "events": document["events"], "divergence": None, "saved": None}
     assert document["events"] > sum(len(vector.trace) for vector in suite)
 
 
-def test_the_command_prints_a_shrunk_trace_that_pastes_into_replay(tmp_path):
-    result = conform_cli("--examples", "0", *ROOM_LOOP_COMMAND, env={"ROOM_LOOP_BUG": "send_while_busy"})
+@pytest.fixture(scope="module")
+def busy_text():
+    """`conform` in text against the room loop with send_while_busy on: one run, read by the tests that follow."""
+    return conform_cli("--examples", "0", *ROOM_LOOP_COMMAND, env={"ROOM_LOOP_BUG": "send_while_busy"})
+
+
+def test_the_command_prints_a_shrunk_trace_that_pastes_into_replay(tmp_path, busy_text):
+    result = busy_text
     assert result.exit_code == 1, result.output
     lines = result.stdout.splitlines()
     trace = [line for line in lines if line.startswith("{")]
@@ -304,15 +311,17 @@ def test_the_adapter_on_the_docs_page_conforms_when_it_wraps_the_room_loop(tmp_p
         "        return self.step(event)\n",
         encoding="utf-8",
     )
-    result = conform_cli("--examples", "10", "--", sys.executable, str(tmp_path / "adapter.py"))
+    # the vectors reach every row and boundary through the adapter; two generated traces take that path too
+    result = conform_cli("--examples", "2", "--format", "json", "--", sys.executable, str(tmp_path / "adapter.py"))
     assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["traces"] == 2
 
 
-def test_the_text_output_on_the_docs_page_is_what_the_command_prints():
+def test_the_text_output_on_the_docs_page_is_what_the_command_prints(busy_text):
     page = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
     shown = re.search(r"Text, for people.*?\n\n(.*?)\n\n", page, flags=re.S).group(1)
     shown = [line[4:] for line in shown.splitlines()]
-    result = conform_cli("--examples", "0", *ROOM_LOOP_COMMAND, env={"ROOM_LOOP_BUG": "send_while_busy"})
+    result = busy_text
     printed = result.output.splitlines()  # as a terminal shows it: the report, then the summary line from stderr
     # everything but the counts and the spec's path, which depend on the run and the install
     assert printed[1:-1] == shown[1:-1]
@@ -347,7 +356,7 @@ def test_a_suite_whose_times_pass_the_latest_cannot_be_tested(tmp_path):
     assert f"{suite / 'late.jsonl'}:1:" in result.stderr and "past the latest time" in result.stderr
 
 
-def test_conform_in_process_puts_the_callers_sigterm_handler_back():
+def test_conform_in_process_puts_the_callers_sigterm_handler_back(tmp_path):
     """conform turns SIGTERM into an unwinding exit while it runs; a test runner or program calling it keeps its own after.
 
     Left installed, the handler would be inherited by every worker process
@@ -360,8 +369,13 @@ def test_conform_in_process_puts_the_callers_sigterm_handler_back():
 
     before = signal.signal(signal.SIGTERM, mine)
     try:
-        ran = CliRunner().invoke(main, ["conform", "--examples", "0", "--timeout", "60", "--", sys.executable, str(ROOM_LOOP)])
+        # --replay: the one trace given, and no generated traces
+        trace = tmp_path / "one.jsonl"
+        trace.write_text('{"event": "loss_voiced", "t": 100, "id": "iv-1"}\n{"event": "floor_released", "t": 300}\n', encoding="utf-8")
+        ran = CliRunner().invoke(main, ["conform", "--replay", str(trace), "--format", "json", "--timeout", "60", "--", sys.executable, str(ROOM_LOOP)])
         assert ran.exit_code == 0, ran.output
         assert signal.getsignal(signal.SIGTERM) is mine
+        document = json.loads(ran.stdout)
+        assert (document["vectors"], document["traces"], document["events"]) == (1, 0, 2)
     finally:
         signal.signal(signal.SIGTERM, before)
