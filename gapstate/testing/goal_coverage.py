@@ -135,10 +135,14 @@ class Goals:
 
 def possible_pairs(exploration: Any) -> set[tuple[int, int]]:
     """Every two rows that can fire one right after the other, along steps that break no rule."""
+    steps = {config: exploration.clean_steps(config) for config in exploration.configs()}  # each stepped once
     out = set()
-    for config in exploration.configs():
-        for first in exploration.clean_steps(config):
-            out.update((first.row, second.row) for second in exploration.clean_steps(first.target))
+    for firsts in list(steps.values()):
+        for first in firsts:
+            seconds = steps.get(first.target)
+            if seconds is None:
+                seconds = steps[first.target] = exploration.clean_steps(first.target)
+            out.update((first.row, second.row) for second in seconds)
     return out
 
 
