@@ -95,6 +95,25 @@ def test_classify_never_loads_lark_or_networkx(loaded):
     assert heavy == []
 
 
+def test_a_command_loads_its_own_module_of_the_cli_and_no_other_commands(loaded):
+    from gapstate.cli.base import COMMANDS
+
+    commands = {f"gapstate.cli.{module}" for module in COMMANDS.values()}
+    assert commands & loaded["import"] == set()
+    assert commands & loaded["classify"] == {"gapstate.cli.classify"}
+
+
+def test_each_command_is_defined_by_the_module_the_group_loads_for_it():
+    import click
+
+    from gapstate.cli import main
+    from gapstate.cli.base import COMMANDS
+
+    for name, module in COMMANDS.items():
+        assert main.get_command(click.Context(main), name).callback.__module__ == f"gapstate.cli.{module}"
+    assert sorted(main.commands) == sorted(COMMANDS)  # and those modules define no command it does not name
+
+
 @pytest.mark.slow  # what `python -m gapstate` and whole processes below show fast, for classify
 def test_the_installed_command_runs_as_a_process(tmp_path):
     done = subprocess.run([sys.executable, "-m", "gapstate", "classify", str(REPORT_EXAMPLE)],

@@ -11,8 +11,7 @@ import os
 import sys
 from typing import Any
 
-from gapstate.cli import check, classify, fuzz, replay, review, seeing, testing  # noqa: F401  (registers the commands)
-from gapstate.cli.base import CLOSED_PIPE, INTERRUPTED, _silence_stdout, main
+from gapstate.cli.base import CLOSED_PIPE, INTERRUPTED, _silence_stdout, main  # each command's module loads as it runs
 
 __all__ = ["entry", "main"]
 

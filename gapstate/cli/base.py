@@ -175,14 +175,42 @@ class Documented(click.Command):
         super().format_epilog(ctx, formatter)
 
 
+# Each command and the module of this package that defines it, imported only when the command
+# runs (or --help lists it): a process that replays loads no other command's module.
+COMMANDS = {
+    "check": "check",
+    "classify": "classify",
+    "fuzz": "fuzz",
+    "replay": "replay",
+    "diff": "review",
+    "witness": "seeing",
+    "explain": "seeing",
+    "graph": "seeing",
+    "coverage": "seeing",
+    "vectors": "testing",
+    "conform": "testing",
+}
+
+
 class Gapstate(click.Group):
     """click's group, but Ctrl-C exits 130 and a closed stdout 141, both quietly.
 
     click would print "Aborted!" and exit 1 for both, and 1 means findings here.
     Its commands are `Documented`: their help names their reference page.
+    A command's module is imported when the command is looked up (`COMMANDS`).
     """
 
     command_class = Documented
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in COMMANDS:
+            import importlib
+
+            importlib.import_module(f"gapstate.cli.{COMMANDS[name]}")  # registers it with the group
+        return super().get_command(ctx, name)
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         from gapstate import pages
