@@ -7,6 +7,7 @@ import pytest
 import gapstate
 
 from .gallery import GALLERY
+from .support import slow_but
 
 # what a bug shows in only when the answer carries it
 HIDDEN_WITHOUT_DEBT = {"WriteOffPaysDebt"}
@@ -42,7 +43,8 @@ class StateAndActionsOnly:
         return {k: v for k, v in self.loop.step(event).items() if k in ("state", "actions", "refused")}
 
 
-@pytest.mark.parametrize("name", sorted(set(GALLERY) - HIDDEN_WITHOUT_DEBT))
+# Every bug under `pytest -m slow`; in the fast suite a counter's bug and a refusal's (the test above runs every bug).
+@pytest.mark.parametrize("name", slow_but(sorted(set(GALLERY) - HIDDEN_WITHOUT_DEBT), "AttemptsOneEarly", "SecondSessionEndTaken"))
 def test_the_vectors_catch_the_bug_from_state_and_actions_alone(name):
     result = gapstate.conform(StateAndActionsOnly(GALLERY[name]()), examples=0, duration=None)
     assert not result.ok, f"{name} passed on state and actions"
