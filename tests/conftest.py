@@ -9,6 +9,9 @@ Guards: a test that runs longer than TEST_LIMIT seconds fails with the stack
 of every thread (where it hung), instead of holding CI until its own
 timeout; and a run whose checkout disappears under it (every later test
 would fail for that alone) stops at once, naming the last test that saw it.
+
+And what collection built is frozen out of the garbage collector's
+generations, so its full passes during the tests do not walk it again.
 """
 
 from __future__ import annotations
@@ -57,6 +60,19 @@ def _time_limit():
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def pytest_collection_finish(session):  # noqa: ANN001
+    """Out of the garbage collector's sight: what collection built, which lives to the end of the run anyway.
+
+    The modules, test items and strategies collected would otherwise be
+    traversed again by every full collection while the tests run (a third
+    of the collector's time in a fast run).
+    """
+    import gc
+
+    gc.collect()
+    gc.freeze()
 
 
 def pytest_runtest_teardown(item, nextitem):  # noqa: ANN001
