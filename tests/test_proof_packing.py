@@ -10,6 +10,7 @@ from gapstate.proof.explore import explore
 from gapstate.proof.packing import Packing, step_classes
 from gapstate.run.machine import Machine, Status
 from gapstate.spec.load import parse_spec
+from gapstate.spec.vocabulary import COUNTERS
 
 from .support import SPEC_TEXT, variant
 
@@ -27,6 +28,7 @@ def test_a_node_decodes_to_the_configuration_it_encodes():
         config = packing.decode(node)
         assert packing.encode(config) == node
         assert packing.pack(config) == node
+        assert all(type(flag) is bool for flag in config[1 + len(COUNTERS):])  # a flag decodes to a bool, not 0 or 1
     assert packing.decode(packing.encode(machine().initial)) == machine().initial
 
 

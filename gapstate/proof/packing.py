@@ -65,7 +65,14 @@ class Packing:
             self.radix.append((name, stride, size))
             stride *= size
         self.space = stride  # every packed value is below it
-        assert self.radix[0][:2] == ("state", 1)  # `pack` relies on it
+        assert self.radix[0][:2] == ("state", 1)  # `pack` and `decode` rely on it
+        # for `decode`: the counters one by one, and the flags (the last fields, a bit each, see
+        # Config) by one lookup of the number they make together
+        self._counter_radix = tuple((st, size) for _, st, size in self.radix[1:1 + len(COUNTERS)])
+        flags = self.radix[1 + len(COUNTERS):]
+        assert all(size == 2 for _, _, size in flags)
+        self._flags_stride = flags[0][1]
+        self._flag_values = tuple(tuple(bool(bits >> i & 1) for i in range(len(flags))) for bits in range(1 << len(flags)))
         self._strides = tuple(stride for _, stride, _ in self.radix[1:])
         # (stride, size, cap) of each counter, for `expanded`; and of the foldable ones, the middle range
         self.caps = [(st, size, caps[name]) for name, st, size in self.radix if name in COUNTERS]
@@ -102,11 +109,9 @@ class Packing:
         return node
 
     def decode(self, node: int) -> Config:
-        values: list[Any] = []
-        for name, stride, size in self.radix:
-            code = node // stride % size
-            values.append(self.states[code] if name == "state" else code if name in COUNTERS else bool(code))
-        return Config._make(values)
+        states = self.states
+        return Config._make((states[node % len(states)], *[node // stride % size for stride, size in self._counter_radix],
+                            *self._flag_values[node // self._flags_stride]))
 
     def expanded(self, node: int) -> bool:
         """Within every cap: such a configuration is explored further."""
