@@ -20,7 +20,7 @@ is in a fixed order: two runs plan the same traces.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -196,6 +196,9 @@ class _Planner:
         self._moves: dict[Config, list[tuple[Way, int, Config, tuple[str, ...]]]] = {}
         self._pairs: dict[Config, list[tuple[str, tuple[Way, Way], bool]]] = {}
         self._fits: dict[Node, list[tuple[Goal, Node]]] = {}
+        # the steps out of a node of the extended graph, found once for the hundreds of walks that pass it;
+        # by whether a walk may go through the end of the session
+        self._steps: dict[bool, dict[Node, list[tuple[Way, Node]]]] = {False: {}, True: {}}
         self._boundary = [g for g in self.goals if not g.name.startswith("refuse:")]
 
     @staticmethod
@@ -263,11 +266,14 @@ class _Planner:
 
     def walk(self, start: Node, goal: Callable[[Node], Any], through_end: bool) -> tuple[list[Way], Any] | None:
         """The shortest clean walk from `start` to a node where `goal` answers; the steps and the answer."""
-        def moves(node: Node) -> Iterator[tuple[Way, Node]]:
-            for way, _, target, actions in self.moves(node[0]):
-                if target.ended and not through_end:
-                    continue
-                yield way, (target, retell(node[1], way, actions))
+        steps = self._steps[through_end]
+
+        def moves(node: Node) -> list[tuple[Way, Node]]:
+            found = steps.get(node)
+            if found is None:
+                found = steps[node] = [(way, (target, retell(node[1], way, actions)))
+                                       for way, _, target, actions in self.moves(node[0]) if through_end or not target.ended]
+            return found
 
         found = shortest_walk(start, goal, moves)
         return None if found is None else (found[0], found[2])
