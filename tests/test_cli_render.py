@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gapstate.cli.render import json_chunks
@@ -22,6 +22,10 @@ VALUES = st.recursive(
 )
 
 
+# 100 documents of up to five nested values each (not the profile's 200): drawing them is the test's whole cost,
+# and a hundred already take every path of the writer (empty, flat and nested containers, lists of events,
+# non-string keys, iterators at every depth) many times over.
+@settings(max_examples=100)
 @given(st.dictionaries(KEYS, VALUES, max_size=5), st.data())
 def test_the_pieces_join_into_the_text_json_dumps_gives(document, data):
     expected = json.dumps(document, indent=2)
