@@ -1,4 +1,4 @@
-"""The explorer against a plain breadth-first search over `Config`s, and the Exploration API."""
+"""gapstate/proof/explore.py: the search against a plain breadth-first one over `Config`s, its budget, and the explorations it keeps."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from gapstate.proof.explore import TooManyConfigurations, explore
 from gapstate.run.machine import Machine, Status
 from gapstate.spec.load import parse_spec
 
-from .support import SPEC_TEXT, line_of, slow_but, variant
+from .support import slow_but, variant
 
 SENDS_WHILE_BUSY = ("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
 
@@ -67,23 +67,6 @@ def test_the_exploration_is_exactly_the_plain_search(caps, defect):
     assert bool(broken) == bool(defect)
 
 
-def test_a_trace_to_any_node_replays_to_that_configuration():
-    spec = parse_spec(variant("@cap session_requests 3", "@cap session_requests 40"), "spec.md")
-    exploration = explore(Machine(spec.table))
-    distances = exploration.distances()
-    assert len(distances) == len(exploration)
-    farthest = max(distances, key=distances.get)
-    edges = exploration.path_to(farthest)
-    assert len(edges) == distances[farthest] and edges[-1].target == farthest
-    last = edges[-1]
-    before = edges[-2].target if len(edges) > 1 else exploration.initial
-    trace = exploration.trace_to(before, (last.event, last.choice))
-    result = gapstate.replay(spec, trace)
-    assert result.ok
-    assert result.final == farthest
-    assert result.to_dict()["steps"][-1]["row"] == last.row
-
-
 def test_large_caps_keep_the_configuration_count_linear():
     """With a session cap well past the episode's, each extra request adds the same configurations."""
     counts = [
@@ -100,51 +83,6 @@ def test_progress_is_reported_up_to_its_total():
     assert calls[-1][0] == calls[-1][1] > 0
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)
     assert len(calls) > 1
-
-
-def test_successors_list_every_step_once_and_clean_steps_the_ones_that_break_nothing():
-    machine = Machine(parse_spec(variant(*SENDS_WHILE_BUSY), "spec.md").table)
-    exploration = explore(machine)
-    steps = [(c, e) for c in exploration.configs() for e in exploration.successors(c)]
-    assert len(steps) == len({(c, e.event, e.choice) for c, e in steps})
-    source, edge = next((s, e) for s, e in steps if not e.clean)
-    assert machine.step(source, edge.event, edge.choice).broken
-    assert edge not in exploration.clean_steps(source)
-    assert {e.row for _, e in steps} == exploration.fired
-
-
-def test_successors_by_target_group_the_same_steps_as_networkx_lists_neighbours():
-    exploration = explore(Machine(parse_spec(variant("@cap session_requests 3", "@cap session_requests 12"), "s.md").table))
-    for config in list(exploration.configs())[:200]:
-        plain, grouped = exploration.successors(config), exploration.successors(config, by_target=True)
-        assert sorted(plain) == sorted(grouped)
-        assert list(dict.fromkeys(e.target for e in grouped)) == list(exploration.graph.successors(config))
-
-
-def _exploration():
-    from gapstate.proof.explore import explore
-    from gapstate.run.replayer import machine_for
-
-    return explore(machine_for(gapstate.load_spec()))
-
-
-def test_the_shortest_walk_to_a_row_ends_on_that_row():
-    exploration = _exploration()
-    line = line_of(SPEC_TEXT, "OPEN | floor_released | busy | DUE | defer_no_interrupt")
-    walk = exploration.firing(exploration.initial, {line})
-    assert [(s.event, s.row == line) for s in walk] == [("loss_voiced", False), ("busy_start", False), ("floor_released", True)]
-    assert walk[-1].target.state == "DUE"
-
-
-def test_a_walk_starts_where_it_is_told_and_finds_nothing_past_the_end():
-    exploration = _exploration()
-    settle = line_of(SPEC_TEXT, "REQUESTED | evidence_turn | post_send | CLEAR | settle")
-    walk = exploration.firing(exploration.initial, {settle})
-    requested = walk[-2].target  # one step before settling
-    assert requested.state == "REQUESTED"
-    assert [s.row for s in exploration.firing(requested, {settle})] == [settle]
-    ended = exploration.walk(exploration.initial, lambda config: config.ended)[1]
-    assert exploration.firing(ended, {settle}) is None
 
 
 @pytest.mark.parametrize("caps", slow_but([(3, 2), (40, 2), (3, 30), (25, 25)], (3, 2), (40, 2), (3, 30)))
@@ -181,3 +119,4 @@ def test_an_equal_table_is_explored_once_and_its_budget_still_holds():
     afresh = explore(Machine(parse_spec(text, "d.md").table), lambda done, total: calls.append((done, total)))
     assert calls and calls[-1][0] == calls[-1][1]  # progress is reported as the work happens, never skipped
     assert len(afresh) == len(first) and afresh.fired == first.fired
+

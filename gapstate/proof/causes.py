@@ -40,7 +40,7 @@ from gapstate.findings import (
     StaleAllowance,
     Unreachable,
 )
-from gapstate.proof.explore import Exploration
+from gapstate.proof.exploration import Exploration
 from gapstate.proof.mending import Walker, every_step, suspect
 from gapstate.proof.reach import why_unreachable
 from gapstate.run.machine import Machine

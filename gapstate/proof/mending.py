@@ -24,7 +24,7 @@ from math import prod
 from typing import NamedTuple
 
 from gapstate.findings import Ambiguous, Contradiction, Finding, NotTotal, RuleBroken
-from gapstate.proof.explore import Exploration
+from gapstate.proof.exploration import Exploration
 from gapstate.run.machine import Machine, Status
 from gapstate.spec.table import Literal, Table, holds
 from gapstate.spec.vocabulary import ACTIONS, COUNTERS, EVENTS, FLAGS, Config

@@ -11,7 +11,7 @@ from gapstate.findings import (
     StaleAllowance,
     Unreachable,
 )
-from gapstate.proof.explore import Exploration, Firing
+from gapstate.proof.exploration import Exploration, Firing
 from gapstate.run.machine import Machine
 from gapstate.spec.table import STAY, Literal, Row, Table, format_guards, holds
 from gapstate.spec.vocabulary import EVENTS, GUARDS, Config

@@ -11,7 +11,7 @@ from gapstate.spec.rules import RULES
 
 _RULES = {rule.id: rule for rule in RULES}
 
-from gapstate.proof.explore import Exploration
+from gapstate.proof.exploration import Exploration
 
 
 def rule_findings(exploration: Exploration) -> list[Finding]:

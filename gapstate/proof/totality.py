@@ -10,7 +10,7 @@ from gapstate.findings import (
     Finding,
     NotTotal,
 )
-from gapstate.proof.explore import Exploration, Firing
+from gapstate.proof.exploration import Exploration, Firing
 from gapstate.run.machine import Machine, Status, valuations
 from gapstate.spec.table import Literal, Table
 from gapstate.spec.vocabulary import (

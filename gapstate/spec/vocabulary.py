@@ -15,7 +15,7 @@ The explorer counts on one property of this vocabulary: a counter that no
 event or action sets (only adds to) is compared, by the guards and rules,
 with 0 and with its cap and nothing else. It then steps one configuration
 per class of those that differ only in such a counter well inside (0, cap)
-(see `proof.explore._Packing`); tests/test_explore.py compares it with a
+(see `proof.packing.Packing`); tests/test_proof_explore.py compares it with a
 plain search, so a guard that breaks the property fails there.
 """
 

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from gapstate.proof.explore import Exploration, explore
+from gapstate.proof.explore import explore
+from gapstate.proof.exploration import Exploration
 from gapstate.proof.traces import shortest_walk
 from gapstate.proof.reach import firings
 from gapstate.run.machine import Machine, Status
