@@ -120,3 +120,21 @@ def test_an_equal_table_is_explored_once_and_its_budget_still_holds():
     assert calls and calls[-1][0] == calls[-1][1]  # progress is reported as the work happens, never skipped
     assert len(afresh) == len(first) and afresh.fired == first.fired
 
+
+def test_the_kept_explorations_hold_at_most_the_bound_together_and_the_one_used_longest_ago_goes_first(monkeypatch):
+    from gapstate.proof import explore as module
+
+    monkeypatch.setattr(module, "_kept", {})
+    one, two, three = (Machine(parse_spec(variant("@cap session_requests 3", f"@cap session_requests {n}",
+                                                  variant("@cap episode_attempts 2", "@cap episode_attempts 1")), "s.md").table)
+                       for n in (1, 2, 3))
+    first, second = explore(one), explore(two)
+    assert explore(one) is first  # now used last, though explored first
+    third = explore(three)
+    assert list(module._kept.values()) == [second, first, third]
+    module._kept.clear()
+    monkeypatch.setattr(module, "KEPT_CONFIGURATIONS", len(first) + len(third))
+    explore(one), explore(two), explore(one)
+    explore(three)  # past the bound: `two` goes, used longest ago
+    assert [len(kept) for kept in module._kept.values()] == [len(first), len(third)]
+    assert [table for table in module._kept] == [one.table, three.table]

@@ -38,9 +38,10 @@ class TooManyConfigurations(GapstateError):
 MAX_CONFIGURATIONS = 2_500_000
 
 
-# Explorations kept by table, newest last: a program that checks, diffs and
-# plans one spec explores it once. Only small ones are kept, so little memory is held.
-KEPT_EXPLORATIONS = 8
+# Explorations kept by table, the one used last at the end: a program that checks, diffs and plans
+# one spec explores it once, and one that checks many small tables (a test suite, bench/mutants.py)
+# keeps each while it works on it. Bounded by the configurations they hold together (each costs a
+# few hundred bytes, and a few KiB once the networkx graph is built), not by their number.
 KEPT_CONFIGURATIONS = 100_000
 _kept: dict[Table, Exploration] = {}
 
@@ -58,13 +59,15 @@ def explore(machine: Machine, progress: Callable[[int, int], None] | None = None
     if kept is not None:
         if budget is not None and kept.implied > budget:
             raise TooManyConfigurations(kept.implied, budget)
+        _kept[table] = _kept.pop(table)  # used last: kept longest
         return kept
     exploration = _explore(machine, progress, budget)
     if len(exploration) <= KEPT_CONFIGURATIONS:
         _kept.pop(table, None)
         _kept[table] = exploration
-        while len(_kept) > KEPT_EXPLORATIONS:
-            del _kept[next(iter(_kept))]
+        held = sum(map(len, _kept.values()))
+        while held > KEPT_CONFIGURATIONS:
+            held -= len(_kept.pop(next(iter(_kept))))
     return exploration
 
 
