@@ -18,7 +18,7 @@ ALLOWED_LINES = {row.line for row in TABLE.rows if any(a.names(row) for a in TAB
 
 
 def drawn(diagram) -> list[tuple[str, str, int]]:
-    return sorted((e.source, e.target, line) for e in diagram.edges for line in e.rows)
+    return sorted((e.source, e.target, line) for e in diagram.arrows for line in e.rows)
 
 
 def expected(rows) -> list[tuple[str, str, int]]:
@@ -29,15 +29,15 @@ def test_the_default_diagram_draws_every_row_that_moves_once_and_nothing_else():
     diagram = build(TABLE)
     moving = [r for r in TABLE.rows if r.next != "=" and not r.invalid]
     assert drawn(diagram) == expected(moving)
-    keys = [(e.source, e.target, e.kind) for e in diagram.edges]
-    assert len(keys) == len(set(keys)), "one edge per (state, next state) and kind"
+    keys = [(e.source, e.target, e.kind) for e in diagram.arrows]
+    assert len(keys) == len(set(keys)), "one arrow per (state, next state) and kind"
     assert diagram.initial == "CLEAR"
 
 
 def test_all_adds_stay_and_invalid_rows_and_allowed_rows_are_dashed():
     diagram = build(TABLE, all_rows=True)
     assert drawn(diagram) == expected(TABLE.rows)
-    kinds = {line: e.kind for e in diagram.edges for line in e.rows}
+    kinds = {line: e.kind for e in diagram.arrows for line in e.rows}
     assert {line for line, kind in kinds.items() if kind == ALLOWED} == ALLOWED_LINES
     assert all(kinds[r.line] == REFUSAL for r in TABLE.rows if r.invalid)
     assert kinds[next(r.line for r in TABLE.rows if r.actions == ("merge_gap",))] == STAY_ROW
@@ -47,34 +47,34 @@ def test_all_adds_stay_and_invalid_rows_and_allowed_rows_are_dashed():
 
 def test_identical_labels_are_merged_into_one_line():
     diagram = build(TABLE, all_rows=True)
-    for edge in diagram.edges:
-        assert len(edge.labels) == len(set(edge.labels))
+    for arrow in diagram.arrows:
+        assert len(arrow.labels) == len(set(arrow.labels))
     # `* | loss_silent` is drawn once from each state, not once per row and state
-    silent = [e for e in diagram.edges if "loss_silent / note_trim" in e.labels]
+    silent = [e for e in diagram.arrows if "loss_silent / note_trim" in e.labels]
     assert sorted(e.source for e in silent) == sorted(TABLE.states)
 
 
-def test_coverage_splits_edges_by_whether_their_rows_fired():
+def test_coverage_splits_arrows_by_whether_their_rows_fired():
     fired = {r.line for r in TABLE.rows if r.event == "loss_voiced"}
     diagram = build(TABLE, fired=fired)
-    for edge in diagram.edges:
-        if edge.kind == ALLOWED:
-            assert edge.fired is None
+    for arrow in diagram.arrows:
+        if arrow.kind == ALLOWED:
+            assert arrow.fired is None
         else:
-            assert edge.fired == all(line in fired for line in edge.rows) == any(line in fired for line in edge.rows)
+            assert arrow.fired == all(line in fired for line in arrow.rows) == any(line in fired for line in arrow.rows)
     text = mermaid(diagram)
     assert "stroke:#1a7f37" in text and "stroke:#cf222e" in text
     assert 'color="#cf222e"' in dot(diagram)
 
 
-def test_mermaid_link_styles_point_at_the_edges_they_colour():
+def test_mermaid_link_styles_point_at_the_arrows_they_colour():
     diagram = build(TABLE, all_rows=True, fired={r.line for r in TABLE.rows if r.event == "send_ok"})
     lines = mermaid(diagram).splitlines()
     links = [line for line in lines if "-->" in line or "-.->" in line]
     for style in (line for line in lines if line.strip().startswith("linkStyle")):
         index = int(style.split()[1])
-        edge = diagram.edges[index - 1]
-        assert edge.source in links[index] and ("#1a7f37" in style) == (edge.fired is True)
+        arrow = diagram.arrows[index - 1]
+        assert arrow.source in links[index] and ("#1a7f37" in style) == (arrow.fired is True)
 
 
 # The marked block ------------------------------------------------------------

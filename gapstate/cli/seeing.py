@@ -170,6 +170,7 @@ def graph(
     reports that block as `stale_diagram` when it is out of date.
     """
     from gapstate.seeing.diagram import build, dot, mermaid
+    from gapstate.words import plural
 
     if traces and not covered:
         raise click.UsageError("TRACE arguments go with --coverage")
@@ -193,8 +194,7 @@ def graph(
         fired = {line for line, count in result.fired.items() if count}
     diagram = build(table, all_rows=all_rows, fired=fired)
     say(mermaid(diagram) if fmt == "mermaid" else dot(diagram), nl=False)
-    edges = len(diagram.edges)
-    summarize(f"gapstate graph: {escape(spec.path)}: {len(diagram.states)} states, {edges} edge{'s' if edges != 1 else ''}")
+    summarize(f"gapstate graph: {escape(spec.path)}: {len(diagram.states)} states, {plural(len(diagram.arrows), 'arrow')}")
     return 0
 
 

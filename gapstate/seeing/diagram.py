@@ -1,13 +1,13 @@
-"""The state diagram: a plain model of states and labelled edges, drawn as Mermaid or DOT.
+"""The state diagram: a plain model of states and labelled arrows, drawn as Mermaid or DOT.
 
 As in python-statemachine, the table is first extracted into plain data
-(`Diagram`, `Edge`), and each renderer reads only that. The model comes from
+(`Diagram`, `Arrow`), and each renderer reads only that. The model comes from
 the same `Table` the proof reads: one node per state, the initial one
-marked; one edge per (state, next state) and kind, labelled with its rows'
+marked; one arrow per (state, next state) and kind, labelled with its rows'
 events, guards and actions, identical labels merged (a `*` row drawn from
 every state, or guards written in another order). Rows that stay (`=`) and
 `invalid` rows are drawn only when asked for; allow-listed unreachable rows
-are dashed. With coverage, each edge is split by whether recorded traces
+are dashed. With coverage, each arrow is split by whether recorded traces
 fired its rows, and coloured so.
 
 The marked block (a fenced ```mermaid block right after a line
@@ -32,8 +32,8 @@ ALLOWED = "allowed"  # allow-listed as unreachable: drawn dashed
 _KIND_ORDER = (TRANSITION, STAY_ROW, ALLOWED, REFUSAL)
 
 
-class Edge(NamedTuple):
-    """One drawn arrow: its rows, one label line per distinct row label."""
+class Arrow(NamedTuple):
+    """One drawn arrow: its rows, one label line per distinct row label (a step of the proof is `exploration.Edge`)."""
 
     source: str
     target: str
@@ -44,12 +44,12 @@ class Edge(NamedTuple):
 
 
 class Diagram(NamedTuple):
-    """The states, the initial one, and the edges between them."""
+    """The states, the initial one, and the arrows between them."""
 
     states: tuple[str, ...]
     initial: str
-    edges: tuple[Edge, ...]
-    coverage: bool  # edges carry `fired`
+    arrows: tuple[Arrow, ...]
+    coverage: bool  # arrows carry `fired`
 
 
 def row_label(row: Row) -> str:
@@ -67,7 +67,7 @@ def _kind(row: Row, allowed: set[int]) -> str:
 
 
 def build(table: Table, all_rows: bool = False, fired: set[int] | None = None) -> Diagram:
-    """The diagram of a table; `all_rows` adds stay and invalid rows; `fired` (row lines) colours edges."""
+    """The diagram of a table; `all_rows` adds stay and invalid rows; `fired` (row lines) colours arrows."""
     assert table.initial is not None
     allowances = {(a.state, a.event, frozenset(a.guards)) for a in table.allowances}
     allowed = {row.line for row in table.rows if (row.state, row.event, row.guard_set) in allowances}
@@ -86,8 +86,8 @@ def build(table: Table, all_rows: bool = False, fired: set[int] | None = None) -
         groups,
         key=lambda k: (order[k[0]], order.get(k[1], len(order)), _KIND_ORDER.index(k[2]), k[3] is not True, k[3] is None),
     )
-    edges = tuple(Edge(k[0], k[1], k[2], tuple(groups[k][0]), tuple(groups[k][1]), k[3]) for k in keys)
-    return Diagram(table.states, table.initial, edges, fired is not None)
+    arrows = tuple(Arrow(k[0], k[1], k[2], tuple(groups[k][0]), tuple(groups[k][1]), k[3]) for k in keys)
+    return Diagram(table.states, table.initial, arrows, fired is not None)
 
 
 # Mermaid ---------------------------------------------------------------------
@@ -107,11 +107,11 @@ def mermaid(diagram: Diagram) -> str:
     for state in diagram.states:
         lines.append(f'    {node[state]}(["{_mermaid_text(state)}"])')
     styles: list[str] = []
-    for index, edge in enumerate(diagram.edges, start=1):  # link 0 is the start arrow
-        arrow = "-.->" if edge.kind in (ALLOWED, REFUSAL) else "-->"
-        label = "<br>".join(_mermaid_text(text) for text in edge.labels)
-        lines.append(f'    {node[edge.source]} {arrow}|"{label}"| {node[edge.target]}')
-        colour = _edge_colour(edge)
+    for index, arrow in enumerate(diagram.arrows, start=1):  # link 0 is the start arrow
+        link = "-.->" if arrow.kind in (ALLOWED, REFUSAL) else "-->"
+        label = "<br>".join(_mermaid_text(text) for text in arrow.labels)
+        lines.append(f'    {node[arrow.source]} {link}|"{label}"| {node[arrow.target]}')
+        colour = _arrow_colour(arrow)
         if colour:
             styles.append(f"    linkStyle {index} stroke:{colour},color:{colour}")
     lines.append("    style start_ fill:#24292f,stroke:#24292f")
@@ -120,12 +120,12 @@ def mermaid(diagram: Diagram) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _edge_colour(edge: Edge) -> str | None:
-    if edge.fired is True:
+def _arrow_colour(arrow: Arrow) -> str | None:
+    if arrow.fired is True:
         return _FIRED
-    if edge.fired is False:
+    if arrow.fired is False:
         return _NEVER
-    if edge.kind == REFUSAL:
+    if arrow.kind == REFUSAL:
         return _GREY
     return None
 
@@ -151,16 +151,16 @@ def dot(diagram: Diagram) -> str:
     for state in diagram.states:
         extra = ", peripheries=2" if state == diagram.initial else ""
         lines.append(f"    {_dot_text(state)} [label={_dot_text(state)}{extra}];")
-    for edge in diagram.edges:
-        attributes = [f"label={_dot_text(*edge.labels)}"]
-        if edge.kind == ALLOWED:
+    for arrow in diagram.arrows:
+        attributes = [f"label={_dot_text(*arrow.labels)}"]
+        if arrow.kind == ALLOWED:
             attributes.append("style=dashed")
-        elif edge.kind == REFUSAL:
+        elif arrow.kind == REFUSAL:
             attributes.append("style=dotted")
-        colour = _edge_colour(edge)
+        colour = _arrow_colour(arrow)
         if colour:
             attributes.append(f'color="{colour}", fontcolor="{colour}"')
-        lines.append(f"    {_dot_text(edge.source)} -> {_dot_text(edge.target)} [{', '.join(attributes)}];")
+        lines.append(f"    {_dot_text(arrow.source)} -> {_dot_text(arrow.target)} [{', '.join(attributes)}];")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
