@@ -186,6 +186,9 @@ def step_classes(machine: Machine, packing: Packing, initial: int) -> tuple[dict
         if not expanded(representative):
             continue
         config = decode(representative)
+        if config.ended:  # the machine answers every event after session_end with ENDED: no step to try
+            classes[representative] = ()
+            continue
         found: list[Step] = []
         breaking = []
         for event in events:
