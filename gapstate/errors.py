@@ -30,6 +30,11 @@ class Problem:
             out["text"] = self.text
         return out
 
+    def __str__(self) -> str:
+        """`arms[1].kind: expected ...` or `3:7: expected ...`: where, then what."""
+        where = self.path if self.path is not None else ":".join(str(p) for p in (self.line, self.column) if p is not None)
+        return f"{where}: {self.message}" if where else self.message
+
 
 @dataclass(frozen=True)
 class Unusable:

@@ -137,6 +137,19 @@ def test_every_problem_is_reported_at_once_in_document_order():
     assert [str(p) for p in caught.value.problems] == str(caught.value).splitlines()
 
 
+def test_the_api_error_carries_the_one_problem_record_and_its_document():
+    """`gapstate.classify` has no text to point into: its problems are the error records every command shows, by path."""
+    import gapstate
+    from gapstate import errors
+
+    with pytest.raises(GapstateError) as caught:
+        gapstate.classify(edit(lambda data: data["arms"][1]["intervals"][0].update(kind="loss")))
+    assert all(isinstance(p, errors.Problem) for p in caught.value.problems)
+    document = caught.value.record.to_dict()
+    assert [(p["path"], p["line"]) for p in document["problems"]] == [("arms[1].intervals[0].kind", None)]
+    assert document["problems"][0]["message"] in str(caught.value)
+
+
 def test_a_turn_name_that_is_not_a_plain_name_is_quoted_in_the_path():
     assert format_path(("arms", 1, "turns", "q 1.b", "status")) == 'arms[1].turns["q 1.b"].status'
     data = report(control(), stall())

@@ -22,7 +22,7 @@ from gapstate.attribution.conditions import (
     judge,
 )
 from gapstate.attribution.report import Report
-from gapstate.attribution.validation import Problem, validate
+from gapstate.attribution.validation import Problem, unjudgeable, validate
 from gapstate.errors import GapstateError
 from gapstate.results import Result
 
@@ -179,5 +179,5 @@ def classify_repeats(reports: Sequence[tuple[str, Any]]) -> RepeatsResult:
     for name, model in models[1:]:
         found = differences(first, model, first_name)
         if found:
-            raise GapstateError("\n".join(str(problem) for problem in found), name, problems=tuple(found))
+            raise unjudgeable(found, name)
     return judge_repeats(models)

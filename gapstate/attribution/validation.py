@@ -16,6 +16,7 @@ import re
 from typing import Any, NamedTuple
 
 from gapstate.attribution.report import ARM_KINDS, INTERVAL_KINDS, META, STATUSES, Report, build
+from gapstate import errors
 from gapstate.errors import GapstateError
 
 _TOP_FIELDS = ("answer_key", "arms", META)
@@ -56,6 +57,10 @@ class Problem(NamedTuple):
 
     def __str__(self) -> str:
         return f"{format_path(self.path)}: {self.expected}"
+
+    def record(self) -> errors.Problem:
+        """As the error record every command shows, without a line: the API has no text to point into."""
+        return errors.Problem(self.expected, path=format_path(self.path))
 
 
 def _is_int(value: Any) -> bool:
@@ -286,10 +291,16 @@ def problems(report: Any) -> list[Problem]:
 def validate(report: Any, file: str | None = None) -> Report:
     """The report as a typed model with defaults filled in, or one GapstateError listing every problem.
 
-    The error's `problems` attribute holds the Problem records, so a caller
-    that still has the text can point each one at its line.
+    The error's `problems` are `errors.Problem` records, each with its JSON
+    path; a caller that still has the text calls `problems` and points each one
+    at its line instead.
     """
     found = problems(report)
     if found:
-        raise GapstateError("\n".join(str(problem) for problem in found), file, problems=tuple(found))
+        raise unjudgeable(found, file)
     return build(report)
+
+
+def unjudgeable(found: list[Problem], file: str | None) -> GapstateError:
+    """The one error for a report's problems: every one in the message, and as records."""
+    return GapstateError("\n".join(str(problem) for problem in found), file, problems=tuple(p.record() for p in found))

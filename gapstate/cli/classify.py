@@ -88,19 +88,20 @@ def classify(report_paths: tuple[str, ...], fmt: str, plot_path: str | None) -> 
 
 def _read(path: str, fmt: str) -> tuple[str, str, Any]:
     """(label, text, validated model) of one report; exit 2 listing its problems when it cannot be judged."""
-    from gapstate.attribution.validation import validate
+    from gapstate.attribution.report import build
+    from gapstate.attribution.validation import problems
     from gapstate.cli.render.classify import unjudgeable
     from gapstate.spec.source import label, parse_json, read_text
 
     name = label(path)
     text = read_text(path)
     report = parse_json(text, name)
-    try:
-        return name, text, validate(report)
-    except GapstateError as error:
+    found = problems(report)
+    if found:
         from gapstate.attribution.positions import SHOWN
 
-        raise _refuse(unjudgeable(len(error.problems), SHOWN), name, text, error.problems, fmt) from None
+        raise _refuse(unjudgeable(len(found), SHOWN), name, text, found, fmt)
+    return name, text, build(report)
 
 
 def _refuse(headline: str, name: str, text: str, problems: Any, fmt: str) -> GapstateError:
