@@ -80,6 +80,10 @@ def _lines():
         '{"event":"busy_start","t":9223372036854775808}', '{"event":"busy_start","t":-0}', '{"event":"loss_voiced","id":""}',
         '{"event":"loss_voiced","t":5,"id":"a:b"}', '{"event":"busy_start","t":NaN}', "\u00e9", '{"event":"busy_start"}\r',
         '{"event": "loss_voiced", "id": "\\ud800"}',
+        # what the reader's check of a batch against its own text written again must not let through
+        '{"event": "busy_start", "t": 1, "t": 2}', '{"event":"busy_start"} {"event":"busy_end"}', '{"t":4,"event":"busy_start"}',
+        '{"event":"loss_voiced","id":"a b","id":"c"}', '{"event":"loss_voiced","t":1,"id":" x "}', '\t{"event":"busy_start",\t"t":3}',
+        '{"event":"busy_start","t":1,"\\u0074":2}', '{"event":"bogus"}', '{"event":"bogus","t":-1}', '{"event":"busy_\\u0073tart"}',
     ])
     return st.one_of(compact, compact, as_json, broken, st.text(max_size=12))
 

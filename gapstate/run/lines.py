@@ -21,6 +21,22 @@ def object_ends(batch: bytes) -> int:
     return ends + (not batch.endswith(b"\n") and batch.rstrip().endswith(b"}"))
 
 
+def same_text(encoded: bytes, batch: bytes) -> bool:
+    """Whether `batch` is `encoded` (a decoder's lines written again, one compact object a line) give or take blanks.
+
+    Then each of its lines holds one object with each key once: deleting
+    spaces, tabs and CRs keeps every JSON token (a string holds no raw tab
+    or CR, and loses its spaces on both sides), so the two texts have the same
+    tokens, and `encoded` has no key twice and no line without its object.
+    """
+    if encoded == batch:
+        return True
+    if b" " in encoded:  # only inside a string: `encoded` has no other blank
+        encoded = encoded.translate(None, _BLANKS)
+    return encoded == batch.translate(None, _BLANKS)
+
+
+_BLANKS = b" \t\r"
 BLANK = object()
 CHUNK = 1 << 20  # bytes of a file read at once
 BATCH = 4096  # dicts converted at once
@@ -68,28 +84,34 @@ def file_batches(handle: Any, source: str, limit: int = MAX_LINE) -> Iterator[tu
             rest = data[end:]
             chunk = data[:end]
             lines = _Lines(chunk)
-            line += len(lines)
             first = False
             yield chunk, lines
+            line += len(lines)  # once read: a reader that knows the count (see `_Lines`) spares the scan
     finally:
         if handle is not sys.stdin.buffer:
             handle.close()
 
 
 class _Lines:
-    """A chunk's lines, split only when the slow path asks; its len is its count of newlines."""
+    """A chunk's lines, split only when the slow path asks; its len is its count of newlines.
+
+    The count is scanned for when first asked, unless the reader set it
+    (`count`), knowing it from the events it decoded.
+    """
 
     __slots__ = ("chunk", "count")
 
     def __init__(self, chunk: bytes):
         self.chunk = chunk
-        self.count = chunk.count(b"\n")
+        self.count: int | None = None
 
     def __len__(self) -> int:
+        if self.count is None:
+            self.count = self.chunk.count(b"\n")
         return self.count
 
     def __iter__(self) -> Iterator[Any]:
-        return iter(_lines(self.chunk, self.count))
+        return iter(_lines(self.chunk, len(self)))
 
 
 def _lines(data: bytes, count: int | None = None) -> list[Any]:

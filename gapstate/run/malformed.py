@@ -138,16 +138,23 @@ def shape(value: Any, text: str) -> tuple[str, int | None]:
             value["id"].encode("utf-8")
         except UnicodeEncodeError:
             return "'id' must be Unicode text: it holds a lone surrogate escape (\\ud800 to \\udfff)", field_column(text, "id")
+    if value["event"] not in EVENTS:  # the decoder knows the names: past every other check, as `check_event` is
+        return unknown_event(value["event"], text)
     return "not a valid event", 1
+
+
+def unknown_event(name: str, text: str) -> tuple[str, int | None]:
+    """An event name the vocabulary lacks, with the closest it has."""
+    close = closest(name, EVENTS)
+    hint = f"did you mean '{close}'?" if close else f"expected one of: {KNOWN}"
+    return f"unknown event '{name}'; {hint}", field_column(text, "event")
 
 
 def check_event(raw: Any, last: int, unset: Any, text: str) -> tuple[str, int | None] | None:
     """What is wrong with a decoded line, given the previous event's time; fills in `t`."""
     name = raw.event
     if name not in EVENTS:
-        close = closest(name, EVENTS)
-        hint = f"did you mean '{close}'?" if close else f"expected one of: {KNOWN}"
-        return f"unknown event '{name}'; {hint}", field_column(text, "event")
+        return unknown_event(name, text)
     t = raw.t
     if t is unset:
         raw.t = last

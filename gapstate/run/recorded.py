@@ -98,10 +98,14 @@ def _replay_file(machine: Any, path: str, tally: Tally) -> Replayed | UnusableTr
 
 @lru_cache(maxsize=4)
 def _decoder(split_by: str) -> msgspec.json.Decoder:
-    """A decoder for events that also carry `split_by`, into a subclass of `Event` (so replay reads it as one)."""
+    """A decoder for events that also carry `split_by`, into a subclass of `Event` (so replay reads it as one).
+
+    Its name is any string: an unknown one makes its session unusable
+    (`check_event`), not the log.
+    """
     keyed = msgspec.defstruct(
         "Keyed",
-        [("key", str | int, msgspec.field(name=split_by))],
+        [("key", str | int, msgspec.field(name=split_by)), ("event", str)],
         bases=(Event,),
         kw_only=True,
         forbid_unknown_fields=True,

@@ -14,13 +14,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
 from gapstate.errors import Problem
-from gapstate.run.lines import BLANK, dict_batches, file_batches, object_ends, remaining
+from gapstate.run.lines import BLANK, dict_batches, file_batches, object_ends, remaining, same_text
 from gapstate.run.malformed import (
     LATEST,
     MAX_PROBLEMS,
@@ -37,16 +37,23 @@ from gapstate.spec.source import MAX_LINE, label, open_lines
 from gapstate.spec.vocabulary import EVENTS
 
 
+if TYPE_CHECKING:
+    Name = str
+else:
+    Name = Literal[tuple(EVENTS)]  # so the decoder refuses an unknown name, and hands on the vocabulary's own string
+
+
 class Event(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     """One event of a trace: what a line decodes into, what the reader yields, what strategies build.
 
     A msgspec struct, so a line decodes straight into it with nothing copied
-    on the way. A field the line leaves out is `UNSET`; the reader fills in
+    on the way. The decoder checks the name is known (a line it refuses is
+    read again to say why: `malformed.shape`). A field the line leaves out is `UNSET`; the reader fills in
     `t` from the previous event and checks that an event whose payload sets
     a guard has that field (`vocabulary.PAYLOADS`: `id`, `speech_start`).
     """
 
-    event: str
+    event: Name
     t: Annotated[int, msgspec.Meta(ge=0, le=LATEST)] | UnsetType = UNSET
     id: Annotated[str, msgspec.Meta(min_length=1)] | UnsetType = UNSET
     speech_start: Annotated[int, msgspec.Meta(ge=0, le=LATEST)] | UnsetType = UNSET
@@ -55,6 +62,7 @@ class Event(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 _DECODER = msgspec.json.Decoder(Event)
 _DECODE = _DECODER.decode
 _DECODE_LINES = _DECODER.decode_lines  # many lines in one call
+_ENCODE_LINES = msgspec.json.Encoder().encode_lines
 _EVENTS = list[Event]
 
 
@@ -64,7 +72,10 @@ class Events:
     Lines come in batches (about a MiB of a file, or a few thousand dicts),
     each decoded by msgspec in one call and checked whole before any of its
     events is handed on, so iterating is a C loop over lists. (Why: a line
-    at a time, reading cost as much as replaying.) A batch that fails a
+    at a time, reading cost as much as replaying.) A file's batch is
+    whole when its text is its events written again (`lines.same_text`):
+    then no line holds a key twice, two events or none, with no count of
+    its lines, braces or colons. A batch that fails a
     check, or holds a blank line, is read again a line at a time. At the
     first malformed line nothing more is handed on, but the rest is still
     read, so that GapstateError lists every malformed line (up to
@@ -95,47 +106,45 @@ class Events:
         return self._first + index - self._start
 
     def _checked(self) -> Iterator[list[Event]]:
-        decode_batch, failure, unset, known, needs = self._decode_batch, msgspec.MsgspecError, UNSET, EVENTS, NEEDS
+        decode_batch, failure, unset, needs = self._decode_batch, msgspec.MsgspecError, UNSET, NEEDS
+        from_file = self._from_file
         batches = iter(self._batches)
         last = 0
         number = 0  # lines before the batch
         handed = 0
         for batch, lines in batches:
             first = number + 1
-            number += len(lines)
             try:
                 decoded = decode_batch(batch)
             except failure:
                 decoded = None
             numbers = None
-            good = decoded is not None and len(decoded) == len(lines)
+            if decoded is None:
+                good = False
+            elif not from_file:
+                good = len(decoded) == len(lines)
+            elif decoded and same_text(_ENCODE_LINES(decoded), batch):
+                # one event a line, each field once, no blank line: the text is the events'
+                # own (give or take blanks), so the line count need not be scanned for
+                good = True
+                lines.count = len(decoded)
+            else:
+                good = len(decoded) == len(lines) == object_ends(batch) and batch.count(b":") == _fields(decoded)
+            number += len(lines)
             if good:
                 before = last
-                fields = 0  # every key needs a ':', so a chunk with no more of them than fields set repeats none
-                for raw in decoded:  # what `malformed.check_event` does, inline
-                    name = raw.event
-                    if name not in known:
-                        good = False
-                        break
+                for raw in decoded:  # what `malformed.check_event` does, inline (the decoder knows the names)
                     t = raw.t
-                    fields += 1 + (raw.id is not unset) + (raw.speech_start is not unset)
                     if t is unset:
                         raw.t = last
                     elif t < last:
                         good = False
                         break
                     else:
-                        fields += 1
                         last = t
-                    if name in needs and getattr(raw, needs[name]) is unset:
+                    if raw.event in needs and getattr(raw, needs[raw.event]) is unset:
                         good = False
                         break
-                if good and self._from_file and batch.count(b":") != fields:
-                    good = False  # a repeated key, or a ':' inside a string: the slow path tells which
-                if good and self._from_file and object_ends(batch) != len(decoded):
-                    # msgspec reads `{...}{...}` on one line as two events; a blank line
-                    # elsewhere in the batch would hide that from the count of lines.
-                    good = False
                 if not good:
                     last = before
             if not good:
@@ -198,6 +207,24 @@ class Events:
             else:
                 more += 1
         raise unusable(self.source, problems, more, file_hint(problems) if self._from_file else "")
+
+
+def _fields(decoded: list[Event]) -> int:
+    """How many fields the events were given (before `t` is filled in).
+
+    Every key needs a ':', so a batch with no more of them than this repeats
+    no key (msgspec keeps the last of two without a word).
+    """
+    unset = UNSET
+    fields = len(decoded)
+    for raw in decoded:
+        if raw.t is not unset:
+            fields += 1
+        if raw.id is not unset:
+            fields += 1
+        if raw.speech_start is not unset:
+            fields += 1
+    return fields
 
 
 def read_trace(path: str | Path, limit: int = MAX_LINE) -> Events:
