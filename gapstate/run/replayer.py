@@ -19,7 +19,7 @@ from gapstate.results import Result
 from gapstate.run.ids import SHORT, Ids
 from gapstate.run.machine import Machine, Outcome, Status, compiled
 from gapstate.spec.rules import RULES
-from gapstate.spec.vocabulary import CHOICE_OF, COUNTERS, PAYLOADS, SEEN, Config
+from gapstate.spec.vocabulary import AFTER, CHOICE_OF, COUNTERS, PAYLOADS, SEEN, Config
 from gapstate.spec.load import Spec
 
 if TYPE_CHECKING:
@@ -142,15 +142,20 @@ def machine_for(spec: Spec) -> Machine:
     return compiled(spec.require_steppable())
 
 
-# For each event whose payload sets a guard: (whether the history reads the
-# field as SEEN, else as AFTER; the field; the Node key when the guard is
-# false; and when true, never the bare event name, which the loop looks up
-# first). Plain tuples: the hot loop unpacks one for every such event, and
-# unpacking a NamedTuple goes through its iterator, several times slower.
-_CHOSEN: dict[str, tuple[bool, str, str, str]] = {
-    event: (payload.reads == SEEN, payload.field, f"{event} not_{CHOICE_OF[event]}", f"{event} {CHOICE_OF[event]}")
-    for event, payload in PAYLOADS.items()
-}
+def _payload(reads: str) -> tuple[str, str, str]:
+    """The event whose payload the history reads as `reads`, and its Node keys when its guard is false and true.
+
+    Never the bare event name, which the loop looks up first.
+    """
+    (event,) = [event for event, payload in PAYLOADS.items() if payload.reads == reads]
+    return event, f"{event} not_{CHOICE_OF[event]}", f"{event} {CHOICE_OF[event]}"
+
+
+# The replay loop reads the two payloads inline, by their fields' names: a
+# vocabulary with other payloads needs its loop taught them.
+_SEEN_EVENT, _SEEN_NO, _SEEN_YES = _payload(SEEN)
+_AFTER_EVENT, _AFTER_NO, _AFTER_YES = _payload(AFTER)
+assert len(PAYLOADS) == 2 and (PAYLOADS[_SEEN_EVENT].field, PAYLOADS[_AFTER_EVENT].field) == ("id", "speech_start")
 
 
 class Stop(NamedTuple):
@@ -225,7 +230,8 @@ class Session:
         seen = self.seen
         plain = seen.plain()  # while not None, the ids are tested and added in C (see Ids.plain)
         short, room = SHORT, seen.limit - len(seen)
-        chosen_of = _CHOSEN.get
+        seen_event, seen_no, seen_yes = _SEEN_EVENT, _SEEN_NO, _SEEN_YES
+        after_event, after_no, after_yes = _AFTER_EVENT, _AFTER_NO, _AFTER_YES
         commit, loss = self.last_commit, self.last_loss
         ok = Status.OK
         stop = None
@@ -237,22 +243,25 @@ class Session:
             horizon = None  # for an AFTER payload: the time its value must follow
             if move is None:
                 fresh = None  # a SEEN payload's value given for the first time
-                chosen = chosen_of(name)
-                if chosen is None:
+                if name == seen_event:
+                    value = item.id
+                    choice = value in plain if plain is not None else value in seen
+                    if choice:
+                        key = seen_yes
+                    else:
+                        key = seen_no
+                        fresh = value
+                elif name == after_event:
+                    if commit is None:
+                        choice = False
+                        key = after_no
+                    else:
+                        horizon = commit if loss is None or commit > loss else loss
+                        choice = item.speech_start > horizon
+                        key = after_yes if choice else after_no
+                else:
                     choice = False
                     key = name
-                else:
-                    reads_seen, field, no, yes = chosen
-                    if reads_seen:
-                        value = getattr(item, field)
-                        choice = value in plain if plain is not None else value in seen
-                        if not choice:
-                            fresh = value
-                    else:
-                        if commit is not None:
-                            horizon = commit if loss is None or commit > loss else loss
-                        choice = horizon is not None and getattr(item, field) > horizon
-                    key = yes if choice else no
                 move = node.get(key)
                 if move is None:
                     # not taken from here before, or not to be memoised: step the machine
