@@ -110,7 +110,9 @@ class Sparse:
 
 
 def test_an_implementation_that_gives_no_counters_or_debt_is_judged_on_state_and_actions():
-    assert gapstate.conform(Sparse(), examples=10, duration=None).ok
+    # the vectors' 1,556 events judge the shape of each answer; generated traces would add only more of the same shape
+    result = gapstate.conform(Sparse(), examples=0, duration=None)
+    assert result.ok and result.events > 1000
 
 
 class Tupled(Sparse):
@@ -122,7 +124,8 @@ class Tupled(Sparse):
 
 
 def test_actions_may_be_a_tuple_in_process():
-    assert gapstate.conform(Tupled(), examples=10, duration=None).ok
+    result = gapstate.conform(Tupled(), examples=0, duration=None)
+    assert result.ok and result.events > 1000
 
 
 @pytest.mark.parametrize(
