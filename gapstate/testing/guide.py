@@ -52,6 +52,7 @@ class Guide:
         self._ranked: dict[Config, tuple[Any, ...]] = {}
         self._keeping: dict[tuple[Config, Any], set[tuple[str, bool]]] = {}
         self._plans: dict[tuple[Config, Story, str], tuple[Way, ...] | None] = {}
+        self._open: dict[Config, tuple[tuple[Way, Config, tuple[str, ...]], ...]] = {}  # see _open_moves
         graph = roadmap.exploration.graph
         self._live = [c for c in graph if not c.ended and machine.within_caps(c)]  # the configurations that take events
         self._events = {row.line: row.event for row in machine.table.rows}
@@ -157,12 +158,17 @@ class Guide:
 
     def _open_moves(self, node: tuple[Config, Story]) -> Any:
         """The steps from (config, story) that break no rule and leave the session open, with where they lead."""
-        explored = self.roadmap.exploration
-        for move in self.moves(node[0]):
-            outcome = move.outcome
-            if outcome.status is Status.OK and not outcome.broken and not outcome.config.ended and outcome.config in explored:
-                way = Way(move.event, move.choice)
-                yield way, (outcome.config, retell(node[1], way, outcome.actions))
+        config, story = node
+        found = self._open.get(config)
+        if found is None:
+            explored = self.roadmap.exploration
+            found = self._open[config] = tuple(
+                (Way(move.event, move.choice), outcome.config, outcome.actions)
+                for move in self.moves(config)
+                if (outcome := move.outcome).status is Status.OK and not outcome.broken and not outcome.config.ended
+                and outcome.config in explored
+            )
+        return [(way, (target, retell(story, way, actions))) for way, target, actions in found]
 
     def meetable(self, goals: tuple[Goal, ...]) -> tuple[Goal, ...]:
         """The goals whose gadget fits somewhere a walk from the start can reach, in their order."""
