@@ -104,107 +104,127 @@ def traces(spec: Any = None, max_size: int = 60, toward: Any = None, goals: Any 
     # session_end ends the walk: it is sent when a walk heads for one of its
     # rows, or at the very end, never while wandering.
     moves = moves_of(tuple(name for name in _event_names(spec) if name != "session_end"))
+    return _walk(_Drawing(machine, wanted, labels, moves, max_size, goals))
 
-    walking: list[Walk] = []  # the walk being drawn, for `step` (one strategy object, built once)
 
-    @st.composite
-    def step(draw: st.DrawFn) -> tuple[dict[str, Any], int] | None:
-        """One more event and its time, or None to stop: one span, so the shrinker can delete it whole."""
-        if not draw(_MORE) and not draw(_MORE):
+class _Drawing:
+    """What the walks of one `traces` strategy are drawn with; the composites below are built once, at import.
+
+    (`st.composite` reads the source of the function it wraps: defined
+    inside `traces`, they were read again on every call.)
+    """
+
+    __slots__ = ("machine", "wanted", "labels", "moves", "max_size", "goals", "walking", "one_step")
+
+    def __init__(self, machine: Any, wanted: tuple[int, ...] | None, labels: dict[int, str],
+                 moves: tuple[tuple[str, str | None], ...], max_size: int, goals: Any):
+        self.machine = machine
+        self.wanted = wanted
+        self.labels = labels
+        self.moves = moves
+        self.max_size = max_size
+        self.goals = goals
+        self.walking: list[Walk] = []  # the walk being drawn, for `_step` (one strategy object, built once)
+        self.one_step = _step(self)
+
+
+@st.composite
+def _step(draw: st.DrawFn, drawing: _Drawing) -> tuple[dict[str, Any], int] | None:
+    """One more event and its time, or None to stop: one span, so the shrinker can delete it whole."""
+    if not draw(_MORE) and not draw(_MORE):
+        return None
+    walk = drawing.walking[-1]
+    t, first = walk.t, walk.fed == 0
+    session, guide = walk.session, walk.guide
+    config = session.config
+    move = planned = None
+    mode = draw(_MODES)
+    if mode != _RETARGET:
+        planned = walk.planned()  # a walk on a goal's plan keeps to it: wandering would leave its boundary
+    if mode < _WANDER:
+        target = walk.target
+        if planned is None and (mode == _RETARGET or target is None or target in walk.hit
+                                or target in walk.goals or guide.distance(config, target) is None):
+            target = walk.target = walk.choose(draw, unhit=mode != _RETARGET)
+            planned = walk.planned()
+        if planned is None and target is not None and target not in walk.goals:
+            move = guide.toward(config, target)
+    if planned is not None:
+        name = planned.event
+        way = way_of(draw, session, name, planned.choice)
+    elif move is not None:
+        name = move.event
+        way = way_of(draw, session, name, move.choice)
+    else:
+        walk.plan = []  # a wandering step leaves the plan's way
+        allowed = guide.keeping(config, walk.target if walk.target not in walk.hit else None)
+        index = wander(draw, allowed, session, drawing.moves)
+        if index is None:
             return None
-        walk = walking[-1]
-        t, first = walk.t, walk.fed == 0
-        session, guide = walk.session, walk.guide
-        config = session.config
-        move = planned = None
-        mode = draw(_MODES)
-        if mode != _RETARGET:
-            planned = walk.planned()  # a walk on a goal's plan keeps to it: wandering would leave its boundary
-        if mode < _WANDER:
-            target = walk.target
-            if planned is None and (mode == _RETARGET or target is None or target in walk.hit
-                                    or target in walk.goals or guide.distance(config, target) is None):
-                target = walk.target = walk.choose(draw, unhit=mode != _RETARGET)
-                planned = walk.planned()
-            if planned is None and target is not None and target not in walk.goals:
-                move = guide.toward(config, target)
-        if planned is not None:
-            name = planned.event
-            way = way_of(draw, session, name, planned.choice)
-        elif move is not None:
-            name = move.event
-            way = way_of(draw, session, name, move.choice)
-        else:
-            walk.plan = []  # a wandering step leaves the plan's way
-            allowed = guide.keeping(config, walk.target if walk.target not in walk.hit else None)
-            index = wander(draw, allowed, session, moves)
-            if index is None:
-                return None
-            name, way = moves[index]
-        previous = t
-        gap = _GAPS[draw(_GAP)]
-        t += 0 if planned is not None and planned.how == SAME_MS else gap
-        item: dict[str, Any] = {"event": name, "t": t}
-        if way is not None:
-            field = PAYLOADS[name].field
-            reference = session.horizon()
-            if way == FRESH:
-                item[field] = next((i for i in _IDS if i not in session.seen), f"iv-{len(session.seen) + 1}")
-            elif way == REPEAT:
-                if planned is not None:
-                    item[field] = walk.repeated_id(draw, planned.how)
-                else:
-                    seen = sorted(session.seen)
-                    item[field] = seen[draw(upto(len(seen) - 1))]
-            elif planned is not None:
-                item[field] = walk.speech(draw, planned.how, planned.choice, t)
-                t = item["t"] = max(t, item[field])
-            elif reference is None:
-                item[field] = draw(upto(t))
-            elif way == AFTER:
-                # half the time 1 ms after the horizon: the boundary a non-strict comparison gets wrong
-                item[field] = reference + 1 + (draw(upto(299)) if draw(BOOL) else 0)
-                t = item["t"] = max(t, item[field])
-            elif way == AT or reference == 0:
-                item[field] = reference
+        name, way = drawing.moves[index]
+    previous = t
+    gap = _GAPS[draw(_GAP)]
+    t += 0 if planned is not None and planned.how == SAME_MS else gap
+    item: dict[str, Any] = {"event": name, "t": t}
+    if way is not None:
+        field = PAYLOADS[name].field
+        reference = session.horizon()
+        if way == FRESH:
+            item[field] = next((i for i in _IDS if i not in session.seen), f"iv-{len(session.seen) + 1}")
+        elif way == REPEAT:
+            if planned is not None:
+                item[field] = walk.repeated_id(draw, planned.how)
             else:
-                item[field] = reference - 1 - (draw(upto(reference - 1)) if draw(BOOL) else 0)
-        if not first and t == previous and draw(BOOL):
-            del item["t"]  # absent: the previous event's time
-        return item, t
+                seen = sorted(session.seen)
+                item[field] = seen[draw(upto(len(seen) - 1))]
+        elif planned is not None:
+            item[field] = walk.speech(draw, planned.how, planned.choice, t)
+            t = item["t"] = max(t, item[field])
+        elif reference is None:
+            item[field] = draw(upto(t))
+        elif way == AFTER:
+            # half the time 1 ms after the horizon: the boundary a non-strict comparison gets wrong
+            item[field] = reference + 1 + (draw(upto(299)) if draw(BOOL) else 0)
+            t = item["t"] = max(t, item[field])
+        elif way == AT or reference == 0:
+            item[field] = reference
+        else:
+            item[field] = reference - 1 - (draw(upto(reference - 1)) if draw(BOOL) else 0)
+    if not first and t == previous and draw(BOOL):
+        del item["t"]  # absent: the previous event's time
+    return item, t
 
-    one_step = step()
 
-    @st.composite
-    def build(draw: st.DrawFn) -> list[dict[str, Any]]:
-        guide = guide_for(machine)
-        walk = Walk(Session(machine), guide, guide.targets if wanted is None else wanted, _goals(machine, goals))
-        if wanted is not None and not guide.nearest(machine.initial, wanted):
-            raise InvalidArgument(f"toward={wanted!r}: no such row fires on a reachable configuration")
-        session = walk.session
-        trace: list[dict[str, Any]] = []
-        walking.append(walk)
-        try:
-            while len(trace) < max_size - 1 and not session.config.ended:  # room for session_end
-                drawn = draw(one_step)
-                if drawn is None:
-                    break
-                item, walk.t = drawn
-                trace.append(walk.feed(item, walk.t))
-                if walk.stopped:
-                    break
-        finally:
-            walking.pop()
-        if not walk.stopped and machine.step(session.config, "session_end").status not in (Status.REFUSED, Status.ENDED):
-            if draw(BOOL):
-                walk.t += _GAPS[draw(_GAP)]
-                trace.append(walk.feed({"event": "session_end", "t": walk.t}, walk.t))
-        for target in walk.hit:
-            if target in labels or isinstance(target, tuple):
-                event(labels[target] if target in labels else _hole_label(target))
-        return trace
-
-    return build()
+@st.composite
+def _walk(draw: st.DrawFn, drawing: _Drawing) -> list[dict[str, Any]]:
+    """One trace, drawn a step at a time (see `traces`)."""
+    machine, wanted, walking = drawing.machine, drawing.wanted, drawing.walking
+    guide = guide_for(machine)
+    walk = Walk(Session(machine), guide, guide.targets if wanted is None else wanted, _goals(machine, drawing.goals))
+    if wanted is not None and not guide.nearest(machine.initial, wanted):
+        raise InvalidArgument(f"toward={wanted!r}: no such row fires on a reachable configuration")
+    session = walk.session
+    trace: list[dict[str, Any]] = []
+    walking.append(walk)
+    try:
+        while len(trace) < drawing.max_size - 1 and not session.config.ended:  # room for session_end
+            drawn = draw(drawing.one_step)
+            if drawn is None:
+                break
+            item, walk.t = drawn
+            trace.append(walk.feed(item, walk.t))
+            if walk.stopped:
+                break
+    finally:
+        walking.pop()
+    if not walk.stopped and machine.step(session.config, "session_end").status not in (Status.REFUSED, Status.ENDED):
+        if draw(BOOL):
+            walk.t += _GAPS[draw(_GAP)]
+            trace.append(walk.feed({"event": "session_end", "t": walk.t}, walk.t))
+    for target in walk.hit:
+        if target in drawing.labels or isinstance(target, tuple):
+            event(drawing.labels[target] if target in drawing.labels else _hole_label(target))
+    return trace
 
 
 def _goals(machine: Any, goals: Any) -> tuple[Any, ...]:
