@@ -58,7 +58,9 @@ def test_fuzz_catches_a_row_that_sends_while_busy_with_check_s_trace(tmp_path):
     assert [e["event"] for e in found["trace"]] == ["loss_voiced", "busy_start", "floor_released"]
 
 
-@pytest.mark.parametrize("seed", slow_but(["1", "2"], "2"))  # the cheaper seed fast, both under `pytest -m slow`
+# Seed 8 fails after 11 traces, on one of 9 events (seed 2: 63 traces, 22 events; seed 1 draws the
+# 2 events at once): the cheap seed that still shrinks runs fast, all three under `pytest -m slow`.
+@pytest.mark.parametrize("seed", slow_but(["1", "2", "8"], "8"))
 def test_a_settle_on_session_end_shrinks_to_the_two_events_it_needs(tmp_path, seed):
     spec = write(tmp_path, variant("OPEN | session_end | - | CLEAR | end_unsettled", "OPEN | session_end | - | CLEAR | settle"))
     found = json.loads(fuzz("--spec", spec, "--seed", seed, "--format", "json").stdout)["counterexample"]
@@ -114,7 +116,8 @@ def test_require_coverage_passes_when_every_reachable_row_fired(tmp_path):
     rows = [f"CLEAR | {e} | - | = | noop" for e in ("loss_silent", "sdk_unknown", "busy_start", "busy_end", "candidate_start", "floor_released", "evidence_turn", "session_end")]
     # a voiced loss must open a gap, which this one-state table has not: it refuses one
     rows += [f"CLEAR | {e} | - | = | invalid" for e in ("loss_voiced", "send_ok", "send_failed", "request_undelivered")]
-    result = fuzz("--spec", write(tmp_path, table(*rows)), "--examples", "50", "--seed", "1", "--require-all")
+    # every row has fired after 4 traces at this seed: 20 leave room
+    result = fuzz("--spec", write(tmp_path, table(*rows)), "--examples", "20", "--seed", "1", "--require-all")
     assert result.exit_code == 0, result.output
     assert "fired 8 of 8 reachable rows" in result.stdout and "no rule broken" in result.stderr
 
