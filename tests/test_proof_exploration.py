@@ -52,22 +52,3 @@ def test_successors_by_target_group_the_same_steps_as_networkx_lists_neighbours(
         plain, grouped = exploration.successors(config), exploration.successors(config, by_target=True)
         assert sorted(plain) == sorted(grouped)
         assert list(dict.fromkeys(e.target for e in grouped)) == list(exploration.graph.successors(config))
-
-
-def test_the_shortest_walk_to_a_row_ends_on_that_row():
-    exploration = _exploration()
-    line = line_of(SPEC_TEXT, "OPEN | floor_released | busy | DUE | defer_no_interrupt")
-    walk = exploration.firing(exploration.initial, {line})
-    assert [(s.event, s.row == line) for s in walk] == [("loss_voiced", False), ("busy_start", False), ("floor_released", True)]
-    assert walk[-1].target.state == "DUE"
-
-
-def test_a_walk_starts_where_it_is_told_and_finds_nothing_past_the_end():
-    exploration = _exploration()
-    settle = line_of(SPEC_TEXT, "REQUESTED | evidence_turn | post_send | CLEAR | settle")
-    walk = exploration.firing(exploration.initial, {settle})
-    requested = walk[-2].target  # one step before settling
-    assert requested.state == "REQUESTED"
-    assert [s.row for s in exploration.firing(requested, {settle})] == [settle]
-    ended = exploration.walk(exploration.initial, lambda config: config.ended)[1]
-    assert exploration.firing(ended, {settle}) is None

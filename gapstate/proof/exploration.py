@@ -16,7 +16,7 @@ from typing import Any, Iterator, NamedTuple
 import networkx as nx
 
 from gapstate.proof.packing import Packing
-from gapstate.proof.traces import Trace, shortest_walk
+from gapstate.proof.traces import Trace
 from gapstate.spec.vocabulary import Config
 
 
@@ -54,8 +54,7 @@ class Exploration:
       `config in exploration`;
     - `successors(config)`: the `Edge`s out of it, each (event, choice)
       once, in event order; a configuration past a cap has none (it is not
-      expanded); `clean_steps(config)` those that break no rule, and `walk`
-      and `firing`, shortest walks along them;
+      expanded); `clean_steps(config)` those that break no rule;
     - `fired`: the lines of the rows that fired; `broken`: for each (rule,
       row line) every step (a `Firing`) that breaks it;
     - `graph`: a networkx DiGraph of the configurations, each edge once,
@@ -170,31 +169,6 @@ class Exploration:
     def clean_steps(self, config: Config) -> list[Edge]:
         """The steps that leave `config` breaking no rule, in exploration order (by target, then event)."""
         return [e for e in self.successors(config, by_target=True) if e.clean]
-
-    def walk(self, source: Config, goal: Callable[[Config], Any]) -> tuple[list[Edge], Config, Any] | None:
-        """The shortest clean walk from `source` to a configuration where `goal` is truthy.
-
-        Returns the steps, the configuration reached and what `goal` said
-        there, or None when no configuration reachable from `source`
-        satisfies it. Breadth-first in exploration order, so the answer is
-        the same on every run.
-        """
-        found = shortest_walk(source, goal, lambda config: ((step, step.target) for step in self.clean_steps(config)))
-        return None if found is None else (found[0], found[1], found[2])
-
-    def firing(self, source: Config, rows: Container[int]) -> list[Edge] | None:
-        """The shortest clean walk from `source` whose last step fires one of `rows`, or None.
-
-        Unlike `shortest_firing_trace`, which starts from the initial
-        configuration, it starts anywhere: a conformance tour walks on from
-        wherever its last row left it.
-        """
-
-        def fires(config: Config) -> Edge | None:
-            return next((step for step in self.clean_steps(config) if step.row in rows), None)
-
-        found = self.walk(source, fires)
-        return None if found is None else found[0] + [found[2]]
 
     def reach_without(self, rows: Container[int], blocked: Callable[[Config, str, bool, int, bool], bool]
                       ) -> tuple[set[int], set[tuple[str, int]], int]:
