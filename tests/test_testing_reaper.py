@@ -44,8 +44,9 @@ def test_an_orphan_of_a_child_started_after_the_reaper_is_adopted_and_killed():
     reaper = Reaper.start()
     assert reaper is not None
     try:
-        parent = subprocess.Popen(["sh", "-c", "sleep 60 & echo $!"], stdout=subprocess.PIPE, text=True)
-        orphan = int(parent.stdout.read())
+        # the sleep must not hold the pipe: reading to its end would wait the minute out
+        parent = subprocess.Popen(["sh", "-c", "sleep 60 >/dev/null & echo $!"], stdout=subprocess.PIPE, text=True)
+        orphan = int(parent.stdout.readline())
         parent.wait()  # its parent is gone: the sleep is ours now, not init's
         assert reaping._parents(reaper._since).get(orphan) == os.getpid()
     finally:
