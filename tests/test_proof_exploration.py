@@ -8,7 +8,7 @@ from gapstate.run.machine import Machine
 from gapstate.run.replayer import machine_for
 from gapstate.spec.load import parse_spec
 
-from .support import SPEC_TEXT, line_of, variant
+from .support import variant
 
 SENDS_WHILE_BUSY = ("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
 

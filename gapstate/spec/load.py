@@ -150,15 +150,15 @@ def validate(table: Table) -> list[Finding]:
 def _label_findings(table: Table, findings: list[Finding]) -> set[str]:
     """The names `@label` declares; a repeated one, or one in the vocabulary, is a finding."""
     declared: dict[str, int] = {}
-    for label in table.labels:
-        if label.name in ACTIONS:
-            detail = f"`{label.name}` is an action of the vocabulary, not a label; remove this @label"
-        elif label.name in declared:
-            detail = f"`{label.name}` is already declared a label at line {declared[label.name]}"
+    for declaration in table.labels:
+        if declaration.name in ACTIONS:
+            detail = f"`{declaration.name}` is an action of the vocabulary, not a label; remove this @label"
+        elif declaration.name in declared:
+            detail = f"`{declaration.name}` is already declared a label at line {declared[declaration.name]}"
         else:
-            declared[label.name] = label.line
+            declared[declaration.name] = declaration.line
             continue
-        findings.append(ParseError(label.line, label.column, ParseProblem.SYNTAX, detail=detail))
+        findings.append(ParseError(declaration.line, declaration.column, ParseProblem.SYNTAX, detail=detail))
     return set(declared)
 
 
