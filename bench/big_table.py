@@ -19,7 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from gapstate.spec.load import bundled_path  # noqa: E402
+from gapstate.table.load import bundled_path  # noqa: E402
 
 GAP_STATES = ("OPEN", "DUE", "SENDING", "REQUESTED")
 _NAME = re.compile(r"\b(" + "|".join(GAP_STATES) + r")\b")

@@ -33,9 +33,9 @@ import time
 from pathlib import Path
 
 import gapstate
-from gapstate.testing.conformance import conform
-from gapstate.testing.protocol import Child
-from gapstate.testing.vectors import build
+from gapstate.conformance.conform import conform
+from gapstate.conformance.protocol import Child
+from gapstate.conformance.vectors import build
 
 WRITE = "--write" in sys.argv
 ARGS = [a for a in sys.argv[1:] if a != "--write"]

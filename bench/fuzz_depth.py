@@ -40,8 +40,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import gapstate  # noqa: E402
-from gapstate.testing.fuzzer import fuzz  # noqa: E402
-from gapstate.testing.guide import guide_for  # noqa: E402
+from gapstate.fuzzing.fuzzer import fuzz  # noqa: E402
+from gapstate.fuzzing.guide import guide_for  # noqa: E402
 from gapstate.run.replayer import machine_for  # noqa: E402
 from tests.defects import DEFECTS  # noqa: E402
 

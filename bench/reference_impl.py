@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 from gapstate.run.machine import Status
 from gapstate.run.replayer import Session, machine_for
-from gapstate.spec.load import load_spec
+from gapstate.table.load import load_spec
 
 
 def main() -> None:

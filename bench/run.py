@@ -53,7 +53,7 @@ sys.path.insert(0, ROOT)
 
 import gapstate  # noqa: E402
 from gapstate.run.replayer import replay  # noqa: E402
-from gapstate.spec.load import load_spec  # noqa: E402
+from gapstate.table.load import load_spec  # noqa: E402
 from gapstate.run.trace import read_trace  # noqa: E402
 from diff_speed import measure  # noqa: E402
 from walks import write_trace  # noqa: E402

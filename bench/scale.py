@@ -92,7 +92,7 @@ def ids_part(folder: str, env: dict[str, str], runs: int, show: Show, figure: An
 
 def transport_part(runs: int, show: Show, figure: Any, **_: Any) -> None:
     sys.path.insert(0, ROOT)
-    from gapstate.testing.protocol import Child
+    from gapstate.conformance.protocol import Child
 
     rates, walls = [], []
     for _ in range(runs):

@@ -16,7 +16,7 @@ sys.path.insert(0, ROOT)
 
 from gapstate.run.machine import Status  # noqa: E402
 from gapstate.run.replayer import Session, machine_for  # noqa: E402
-from gapstate.spec.load import load_spec  # noqa: E402
+from gapstate.table.load import load_spec  # noqa: E402
 
 EVENTS = ("loss_silent", "sdk_unknown", "loss_voiced", "busy_start", "busy_end", "candidate_start",
           "floor_released", "send_ok", "send_failed", "request_undelivered", "evidence_turn")

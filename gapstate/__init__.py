@@ -17,10 +17,10 @@ if TYPE_CHECKING:  # the real types, without importing the modules (or pathlib) 
     from pathlib import Path
 
     from gapstate.attribution.conditions import ClassifyResult
-    from gapstate.testing.conformance import ConformResult, Implementation
+    from gapstate.conformance.conform import ConformResult, Implementation
     from gapstate.proof.check import CheckResult
     from gapstate.run.replayer import ReplayResult
-    from gapstate.spec.load import Spec
+    from gapstate.table.load import Spec
 
     SpecArgument = Spec | str | Path | None
 
@@ -34,7 +34,7 @@ def load_spec(path_or_text: str | Path | None = None) -> Spec:
     Syntax and vocabulary problems become findings of the returned spec;
     only a file that cannot be read raises GapstateError.
     """
-    from gapstate.spec.load import load_spec as load
+    from gapstate.table.load import load_spec as load
 
     return load(path_or_text)
 
@@ -46,7 +46,7 @@ def check(spec: SpecArgument = None, max_configurations: int | None = 2_500_000)
     configurations than `max_configurations` (None: no limit).
     """
     from gapstate.proof.check import check as prove
-    from gapstate.spec.load import resolve
+    from gapstate.table.load import resolve
 
     return prove(resolve(spec), None, max_configurations)
 
@@ -57,7 +57,7 @@ def replay(spec: SpecArgument, events: Iterable[dict[str, Any]]) -> ReplayResult
     A malformed event, or a table that cannot be stepped, raises GapstateError.
     """
     from gapstate.run.replayer import replay as run
-    from gapstate.spec.load import resolve
+    from gapstate.table.load import resolve
     from gapstate.run.trace import from_dicts
 
     if isinstance(events, (str, bytes, dict)) or not hasattr(events, "__iter__"):
@@ -98,9 +98,9 @@ def conform(
     `gapstate conform`), `conform_report(result)` (its text). An answer outside
     the protocol raises GapstateError; an exception in `step` propagates.
     """
-    from gapstate.testing.conformance import conform as run
-    from gapstate.spec.load import resolve
-    from gapstate.testing.suite_folder import load
+    from gapstate.conformance.conform import conform as run
+    from gapstate.table.load import resolve
+    from gapstate.conformance.suite_folder import load
 
     suite = load(vectors) if vectors is not None else None
     return run(resolve(spec), implementation, suite, examples, seed, duration=duration)
@@ -108,6 +108,6 @@ def conform(
 
 def conform_report(result: ConformResult) -> str:
     """The text `gapstate conform` prints for a result: a readable assertion message (`assert result.ok, conform_report(result)`)."""
-    from gapstate.testing.report import conform_summary, conform_text
+    from gapstate.conformance.report import conform_summary, conform_text
 
     return "\n".join(filter(None, [conform_text(result), conform_summary(result)]))

@@ -26,13 +26,13 @@ from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from gapstate.testing.guide import guide_for
-from gapstate.testing.goals import SAME_MS
-from gapstate.testing.walk import AFTER, AT, BOOL, FRESH, REPEAT, Walk, moves_of, upto, wander, way_of
+from gapstate.fuzzing.guide import guide_for
+from gapstate.fuzzing.goals import SAME_MS
+from gapstate.fuzzing.walk import AFTER, AT, BOOL, FRESH, REPEAT, Walk, moves_of, upto, wander, way_of
 from gapstate.run.machine import Status
 from gapstate.run.replayer import Session, machine_for
-from gapstate.spec.vocabulary import EVENTS, PAYLOADS, SEEN
-from gapstate.spec.load import Spec, resolve
+from gapstate.table.vocabulary import EVENTS, PAYLOADS, SEEN
+from gapstate.table.load import Spec, resolve
 
 __all__ = ["any_traces", "events", "traces"]
 
@@ -231,7 +231,7 @@ def _goals(machine: Any, goals: Any) -> tuple[Any, ...]:
     """The boundary goals a walk heads for: none, every one it can meet (True), or those named."""
     if not goals:
         return ()
-    from gapstate.testing.goal_coverage import fuzz_goals
+    from gapstate.fuzzing.goal_coverage import fuzz_goals
 
     meetable = fuzz_goals(machine).goals
     if goals is True:

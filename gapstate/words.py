@@ -2,7 +2,7 @@
 
 Plain text functions with no output of their own, so that the CLI's
 renderers (`gapstate.cli.render`) and any text built below the CLI
-(`gapstate.testing.report`) write the same way; only the CLI prints
+(`gapstate.conformance.report`) write the same way; only the CLI prints
 (`gapstate.cli.output.say`, where why the escaping matters is told).
 """
 

@@ -1,4 +1,4 @@
-"""Helpers shared by the tests of `gapstate fuzz` (test_testing_fuzzer, _campaign, _shrinking)."""
+"""Helpers shared by the tests of `gapstate fuzz` (test_fuzzing_fuzzer, _campaign, _shrinking)."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 import gapstate
 from gapstate.cli import main
 from gapstate.seeing.diagram import marked_blocks
-from gapstate.spec.load import parse_spec
+from gapstate.table.load import parse_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC_PATH = ROOT / "spec" / "gap-state.md"

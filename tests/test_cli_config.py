@@ -7,7 +7,7 @@ import json
 import pytest
 
 from gapstate.cli.config import BUNDLED, GIVEN, PROJECT, resolve_spec_path
-from gapstate.spec.load import BUNDLED_NAME, bundled_path
+from gapstate.table.load import BUNDLED_NAME, bundled_path
 
 from .support import SPEC_TEXT, line_of, run, variant
 
@@ -86,7 +86,7 @@ def test_a_gapstate_table_without_spec_means_the_bundled_spec(project):
     assert resolve_spec_path().origin == BUNDLED
 
 
-def test_spec_and_paths_win_over_the_setting(project):
+def test_table_and_paths_win_over_the_setting(project):
     good = project / "good.md"
     good.write_text(SPEC_TEXT, encoding="utf-8")
     assert resolve_spec_path(str(good)) == (str(good), GIVEN, None)

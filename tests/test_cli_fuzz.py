@@ -2,7 +2,7 @@
 
 The campaign is a stand-in that records what the command asked of it and
 answers with a real run's result; fuzzing itself, and the command's saving,
-piping and refusals, are tested in tests/test_testing_fuzzer.py, its text in
+piping and refusals, are tested in tests/test_fuzzing_fuzzer.py, its text in
 tests/test_cli_render_fuzz.py.
 """
 
@@ -14,7 +14,7 @@ import json
 import pytest
 
 import gapstate
-from gapstate.testing.fuzzer import fuzz
+from gapstate.fuzzing.fuzzer import fuzz
 
 from .support import run, variant
 
@@ -35,7 +35,7 @@ def asked(monkeypatch, tmp_path):
         seen.update(spec=spec, workers=workers, examples=examples, seed=seed, max_size=max_size, **options)
         return _failed()
 
-    monkeypatch.setattr("gapstate.testing.campaign.campaign", campaign)
+    monkeypatch.setattr("gapstate.fuzzing.campaign.campaign", campaign)
     monkeypatch.setenv("HYPOTHESIS_STORAGE_DIRECTORY", str(tmp_path / "hypothesis"))
     return seen
 

@@ -8,7 +8,7 @@ import json
 
 import gapstate
 from gapstate.cli.render.fuzz import fuzz_summary, fuzz_text
-from gapstate.testing.fuzzer import fuzz
+from gapstate.fuzzing.fuzzer import fuzz
 
 from .support import variant
 

@@ -100,7 +100,7 @@ def test_after_error_text_on_stderr_the_summary_line_still_comes_last(tmp_path, 
     def full(path, *args, **kwargs):
         raise GapstateError("no space left on device", file=str(path))
 
-    monkeypatch.setattr("gapstate.spec.writer.write_atomically", full)
+    monkeypatch.setattr("gapstate.files.writer.write_atomically", full)
     argv = ["fuzz", "--spec", str(broken), "--examples", "50", "--seed", "1", "--save", str(tmp_path / "t.jsonl")]
     result = CliRunner().invoke(main, argv)
     assert result.exit_code == 2, result.output

@@ -1,8 +1,8 @@
 """gapstate/cli/testing.py: what `vectors` and `conform` add at the command line: the folder's summary, --replay, --save.
 
-Planning the vectors is tested in tests/test_testing_vectors.py (the folder
-they are written to as well), the conformance run in test_testing_conformance.py
-and test_testing_protocol.py.
+Planning the vectors is tested in tests/test_conformance_vectors.py (the folder
+they are written to as well), the conformance run in test_conformance_conform.py
+and test_conformance_protocol.py.
 """
 
 from __future__ import annotations

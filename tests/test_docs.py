@@ -172,6 +172,6 @@ def test_the_wheel_installs_every_page(tmp_path):
 
 
 def test_the_cli_page_names_the_bundled_spec_as_output_does():
-    from gapstate.spec.load import BUNDLED_NAME
+    from gapstate.table.load import BUNDLED_NAME
 
     assert f"Output names it `{BUNDLED_NAME}`" in (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")

@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from gapstate.cli import main
 from gapstate.review.diff import KINDS
-from gapstate.spec.load import parse_spec
-from gapstate.testing.vectors import build
+from gapstate.table.load import parse_spec
+from gapstate.conformance.vectors import build
 
 from .support import ROOT, SPEC_TEXT, git, run
 

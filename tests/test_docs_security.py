@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from gapstate.cli.output import escape
 from gapstate.run.trace import LATEST
-from gapstate.spec.source import MAX_LINE
-from gapstate.spec.table import MAX_CAP_DIGITS
+from gapstate.files.source import MAX_LINE
+from gapstate.table.model import MAX_CAP_DIGITS
 
 from .support import ROOT
 
@@ -23,14 +23,14 @@ def test_the_escaped_id_the_page_shows_is_what_gapstate_prints():
 
 
 def test_the_page_names_the_prctl_option_the_reaper_sets():
-    from gapstate.testing import reaper
+    from gapstate.conformance import reaper
 
     assert reaper._SET_SUBREAPER == 36 and "`prctl(PR_SET_CHILD_SUBREAPER)`" in PAGE
     assert "is not tracked" not in PAGE
 
 
 def test_the_page_states_the_cr_rule_text_lines_follows():
-    from gapstate.spec.source import text_lines
+    from gapstate.files.source import text_lines
 
     assert "holds CRs and no\n  LF at all has lines ended by CR" in PAGE
     assert text_lines("a\rb\r") == ["a", "b"] and text_lines("a\rb\n") == ["a\rb"]

@@ -41,7 +41,7 @@ def test_a_module_tested_elsewhere_is_really_tested_there():
 def test_the_mirror_is_drawn_as_the_convention_says():
     """The check above would pass on an empty package or a wrong mapping: it must see what it asks for."""
     assert _test_module("words.py") == "test_words.py"
-    assert _test_module("spec/table.py") == "test_spec_table.py"
+    assert _test_module("table/model.py") == "test_table_model.py"
     assert _test_module("cli/render/check.py") == "test_cli_render_check.py"
     assert len(_modules()) > 80
     assert not (TESTS / _test_module("spec/no_such_module.py")).exists()

@@ -6,7 +6,7 @@ import gapstate
 from gapstate.proof.explore import explore
 from gapstate.run.machine import Machine
 from gapstate.run.replayer import machine_for
-from gapstate.spec.load import parse_spec
+from gapstate.table.load import parse_spec
 
 from .support import variant
 

@@ -9,7 +9,7 @@ import pytest
 import gapstate
 from gapstate.proof.explore import TooManyConfigurations, explore
 from gapstate.run.machine import Machine, Status
-from gapstate.spec.load import parse_spec
+from gapstate.table.load import parse_spec
 
 from .support import slow_but, variant
 
@@ -26,7 +26,7 @@ def plain(machine: Machine) -> dict:
         out = steps[config] = set()
         if not machine.within_caps(config):
             continue
-        for event in gapstate.spec.vocabulary.EVENTS:
+        for event in gapstate.table.vocabulary.EVENTS:
             for choice in machine.choices(config, event):
                 outcome = machine.step(config, event, choice)
                 if outcome.status is not Status.OK:

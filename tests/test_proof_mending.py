@@ -13,7 +13,7 @@ def _walker(text):
     from gapstate.proof.mending import Walker
     from gapstate.proof.explore import explore
     from gapstate.run.machine import Machine
-    from gapstate.spec.load import parse_spec
+    from gapstate.table.load import parse_spec
 
     spec = parse_spec(text, "spec.md")
     machine = Machine(spec.table)
@@ -34,8 +34,8 @@ def _plain_walk(machine, table, suspects, opened):
     from collections import deque
 
     from gapstate.run.machine import Status
-    from gapstate.spec.table import Row
-    from gapstate.spec.vocabulary import ACTIONS, EVENTS
+    from gapstate.table.model import Row
+    from gapstate.table.vocabulary import ACTIONS, EVENTS
 
     actions = {r.actions for r in table.rows if not r.invalid} | {(n,) for n, a in ACTIONS.items() if a.add or a.sets}
     seen, queue, fired, broken = {machine.initial}, deque([machine.initial]), set(), set()

@@ -9,8 +9,8 @@ import pytest
 from gapstate.proof.explore import explore
 from gapstate.proof.packing import Packing, step_classes
 from gapstate.run.machine import Machine, Status
-from gapstate.spec.load import parse_spec
-from gapstate.spec.vocabulary import COUNTERS
+from gapstate.table.load import parse_spec
+from gapstate.table.vocabulary import COUNTERS
 
 from .support import SPEC_TEXT, variant
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gapstate
-from gapstate.spec.load import parse_spec
+from gapstate.table.load import parse_spec
 
 from .support import ALLOWED, SPEC_TEXT, assert_findings, check_text, line_of, table, variant
 
@@ -96,7 +96,7 @@ def test_a_row_taken_by_an_earlier_one_says_which():
     from gapstate.proof.reach import why_unreachable
     from gapstate.proof.explore import explore
     from gapstate.run.machine import Machine
-    from gapstate.spec.load import parse_spec
+    from gapstate.table.load import parse_spec
 
     text = variant("CLEAR | busy_end | - | = | noop", "CLEAR | busy_end | - | = | noop\nCLEAR | loss_silent | - | = | noop")
     table = parse_spec(text, "spec.md").table

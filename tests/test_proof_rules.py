@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import gapstate
-from gapstate.spec.load import parse_spec
-from gapstate.spec.rules import RULES
+from gapstate.table.load import parse_spec
+from gapstate.table.rules import RULES
 
 from .support import check_text, labels, line_of, slow_but, variant
 

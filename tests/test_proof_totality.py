@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gapstate.spec.vocabulary import EVENTS
+from gapstate.table.vocabulary import EVENTS
 
 from .support import ALLOWED, SPEC_TEXT, assert_findings, check_text, labels, line_of, variant
 

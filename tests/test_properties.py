@@ -12,7 +12,7 @@ from gapstate.proof.explore import explore
 from gapstate.run.machine import Status
 from gapstate.run.replayer import Session, machine_for
 from gapstate.run.trace import Event
-from gapstate.spec.load import parse_spec
+from gapstate.table.load import parse_spec
 from gapstate.strategies import any_traces, traces
 
 from .support import SPEC_TEXT

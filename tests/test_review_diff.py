@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from gapstate.cli import main
 from gapstate.review.diff import diff
-from gapstate.spec.load import parse_spec
+from gapstate.table.load import parse_spec
 
 from .support import git, SPEC_TEXT, line_of, slow_but, variant
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gapstate
 from gapstate.run.machine import Machine, Status, compiled
-from gapstate.spec.vocabulary import Config
-from gapstate.spec.load import parse_spec
+from gapstate.table.vocabulary import Config
+from gapstate.table.load import parse_spec
 
 from .support import SPEC_TEXT, line_of, variant
 
@@ -77,7 +77,7 @@ def test_rows_are_looked_up_by_state_and_event_as_a_scan_of_every_row_finds_them
     table = SPEC.table  # with a row of its own for OPEN after the `*` row of busy_start
     table = table._replace(rows=table.rows + (table.rows[0]._replace(line=999, state="OPEN", event="busy_start"),))
     for state in (*table.states, "*", "NOWHERE"):
-        for event in gapstate.spec.vocabulary.EVENTS:
+        for event in gapstate.table.vocabulary.EVENTS:
             scan = tuple(r for r in table.rows if r.event == event and r.applies_to(state))
             assert table.rows_for(state, event) == scan
             assert table.rows_written(state, event) == tuple(r for r in table.rows if r.event == event and r.state == state)

@@ -109,7 +109,7 @@ def test_keep_going_drops_only_the_session_a_bad_line_names_or_the_whole_log_whe
     assert result.traces == 1 and result.events == 1  # named.jsonl#b alone
     assert [u.to_dict() for u in result.unusable] == [
         {"trace": f"{named}#a", "line": 3, "message": "session a: unknown event 'nap'; expected one of: "
-         + ", ".join(gapstate.spec.vocabulary.EVENTS)},
+         + ", ".join(gapstate.table.vocabulary.EVENTS)},
         {"trace": str(nameless), "line": 3, "message": "no 'sid' field: with --split-by sid every line names its session"},
     ]
 

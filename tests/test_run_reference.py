@@ -20,7 +20,7 @@ from gapstate.errors import GapstateError
 from gapstate.run import lines as line_reader, reference, trace
 from gapstate.run.replayer import Session, machine_for
 from gapstate.run.trace import Event
-from gapstate.spec.vocabulary import COUNTERS, EVENTS, FLAGS, Config
+from gapstate.table.vocabulary import COUNTERS, EVENTS, FLAGS, Config
 from gapstate.strategies import any_traces, events, traces
 
 SPEC = gapstate.load_spec()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 import gapstate
-from gapstate.spec.load import load_spec
+from gapstate.table.load import load_spec
 
 from .support import variant
 

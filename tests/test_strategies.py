@@ -1,4 +1,4 @@
-"""gapstate.strategies, the public Hypothesis strategies (the `gapstate fuzz` command is in test_testing_fuzzer.py).
+"""gapstate.strategies, the public Hypothesis strategies (the `gapstate fuzz` command is in test_fuzzing_fuzzer.py).
 
 That guided traces are well-formed, replay, and fire every reachable row is
 proved once, beside the interpreter and the explorer, in test_properties.py.
@@ -14,7 +14,7 @@ import gapstate
 import gapstate.strategies as strategies
 from gapstate.run.replayer import machine_for
 from gapstate.strategies import any_traces, events, traces
-from gapstate.testing.guide import guide_for
+from gapstate.fuzzing.guide import guide_for
 
 from .support import SPEC_TEXT, line_of, variant
 
@@ -100,7 +100,7 @@ def test_each_row_a_trace_fires_is_a_hypothesis_event():
     assert line in REACHABLE
 
 
-@pytest.mark.slow  # a search of up to 1,000 traces; fuzz walks into a hole fast in test_testing_fuzzer.py
+@pytest.mark.slow  # a search of up to 1,000 traces; fuzz walks into a hole fast in test_fuzzing_fuzzer.py
 def test_on_a_table_with_a_hole_some_traces_end_with_the_event_no_row_matches():
     """The environment may send any event the table does not mark invalid: a deleted row is walked into."""
     holed = gapstate.load_spec(variant("OPEN | busy_end | - | = | noop", ""))
@@ -176,7 +176,7 @@ def test_arbitrary_traces_reach_each_refusal(kind):
 
 
 def _meets(name):
-    from gapstate.testing.goal_coverage import fuzz_goals, met
+    from gapstate.fuzzing.goal_coverage import fuzz_goals, met
 
     goals = fuzz_goals(machine_for(SPEC)).goals
     return lambda trace: name in met(goals, gapstate.replay(SPEC, trace))

@@ -128,8 +128,8 @@ def read_spec(choice: Any) -> Any:
 
 def read_spec_bytes(choice: Any) -> tuple[Any, bytes]:
     """The spec and the bytes it was parsed from, read once (standard input cannot be read twice)."""
-    from gapstate.spec.load import BUNDLED_NAME, parse_spec
-    from gapstate.spec.source import decode_text, label, read_bytes
+    from gapstate.table.load import BUNDLED_NAME, parse_spec
+    from gapstate.files.source import decode_text, label, read_bytes
 
     try:
         data = read_bytes(choice.path)
@@ -147,7 +147,7 @@ def save_target(path: str | None) -> None:
 
     if path is None:
         return
-    from gapstate.spec.writer import writable
+    from gapstate.files.writer import writable
 
     if not path or Path(path).is_dir() or not Path(path).resolve().parent.is_dir():
         raise GapstateError("cannot save there: not a file in an existing folder", file=path or "''")

@@ -91,7 +91,7 @@ def _read(path: str, fmt: str) -> tuple[str, str, Any]:
     from gapstate.attribution.report import build
     from gapstate.attribution.validation import problems
     from gapstate.cli.render.classify import unjudgeable
-    from gapstate.spec.source import label, parse_json, read_text
+    from gapstate.files.source import label, parse_json, read_text
 
     name = label(path)
     text = read_text(path)
@@ -113,7 +113,7 @@ def _refuse(headline: str, name: str, text: str, problems: Any, fmt: str) -> Gap
 
 def _plot(result: Any, path: str) -> None:
     """Draw the heat map, then write it whole, and only over a regular file."""
-    from gapstate.spec.writer import writable, write_atomically
+    from gapstate.files.writer import writable, write_atomically
 
     try:
         from gapstate.cli.render.heatmap import heatmap_svg

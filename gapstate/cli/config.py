@@ -48,7 +48,7 @@ def resolve_spec_path(given: str | None = None, cwd: str | Path | None = None) -
     found = project_setting(Path.cwd() if cwd is None else Path(cwd))
     if found is not None:
         return found
-    from gapstate.spec.load import bundled_path
+    from gapstate.table.load import bundled_path
 
     return SpecPath(bundled_path(), BUNDLED)
 
@@ -103,7 +103,7 @@ def _tool_table(path: Path, shown: str) -> dict | None:
     import re
     import tomllib
 
-    from gapstate.spec.source import decode_text, read_bytes
+    from gapstate.files.source import decode_text, read_bytes
 
     try:
         text = decode_text(read_bytes(path), shown)

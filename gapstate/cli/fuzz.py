@@ -66,7 +66,7 @@ def fuzz(
 
     from gapstate.cli.render import to_json, trace_lines
     from gapstate.cli.render.fuzz import fuzz_summary, fuzz_text
-    from gapstate.testing.campaign import campaign
+    from gapstate.fuzzing.campaign import campaign
 
     if examples is not None and duration is not None:
         raise GapstateError("use --examples or --duration, not both")
@@ -96,7 +96,7 @@ def fuzz(
     saved = None
     unsaved = None  # why the trace could not be saved: it is still printed, then the run exits 2
     if save_path is not None and found is not None:
-        from gapstate.spec.writer import write_atomically
+        from gapstate.files.writer import write_atomically
 
         try:
             write_atomically(save_path, "".join(line + "\n" for line in trace_lines(found.trace)).encode("utf-8"), follow_links=False)

@@ -203,8 +203,8 @@ def update_diagram(path: str, drawn: str) -> bool:
     import codecs
 
     from gapstate.seeing.diagram import UnclosedBlock, update
-    from gapstate.spec.source import read_bytes
-    from gapstate.spec.writer import write_atomically
+    from gapstate.files.source import read_bytes
+    from gapstate.files.writer import write_atomically
 
     data = read_bytes(path)
     bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""

@@ -43,9 +43,9 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> int:
     from gapstate.cli.config import resolve_spec_path
     from gapstate.cli.render import to_json, trace_lines
     from gapstate.cli.render.replay import replay_json
-    from gapstate.spec.writer import write_folder
-    from gapstate.testing.suite_folder import MANIFEST, is_suite
-    from gapstate.testing.vectors import build
+    from gapstate.files.writer import write_folder
+    from gapstate.conformance.suite_folder import MANIFEST, is_suite
+    from gapstate.conformance.vectors import build
 
     spec, data = read_spec_bytes(resolve_spec_path(spec_path))
     suite = build(spec)
@@ -96,12 +96,12 @@ def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, replay_pat
     answer within --timeout) or the spec, vectors or trace cannot be used.
     """
     from gapstate.cli.render import to_json, trace_lines
-    from gapstate.testing.report import conform_summary, conform_text
-    from gapstate.testing.conformance import conform as run
-    from gapstate.testing.protocol import Child
-    from gapstate.testing.suite_folder import load as load_vectors
-    from gapstate.testing.suite_folder import load_trace
-    from gapstate.testing.vectors import builtin
+    from gapstate.conformance.report import conform_summary, conform_text
+    from gapstate.conformance.conform import conform as run
+    from gapstate.conformance.protocol import Child
+    from gapstate.conformance.suite_folder import load as load_vectors
+    from gapstate.conformance.suite_folder import load_trace
+    from gapstate.conformance.vectors import builtin
 
     if vectors_dir is not None and replay_path is not None:
         raise GapstateError("use --vectors or --replay, not both")
@@ -121,7 +121,7 @@ def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, replay_pat
             result = run(spec, child, suite, examples, seed, duration=limit)
     saved = None
     if save_path is not None and result.divergence is not None:
-        from gapstate.spec.writer import write_atomically
+        from gapstate.files.writer import write_atomically
 
         trace = "".join(line + "\n" for line in trace_lines(result.divergence.trace))
         write_atomically(save_path, trace.encode("utf-8"), follow_links=False)

@@ -7,7 +7,7 @@ from enum import Enum
 from typing import Any
 
 from gapstate.findings.record import Finding
-from gapstate.spec.vocabulary import COUNTERS
+from gapstate.table.vocabulary import COUNTERS
 
 
 class ParseProblem(Enum):

@@ -44,7 +44,7 @@ from gapstate.proof.exploration import Exploration
 from gapstate.proof.mending import Walker, every_step, suspect
 from gapstate.proof.reach import why_unreachable
 from gapstate.run.machine import Machine
-from gapstate.spec.table import ANY_STATE, Allowance, Literal, Row, Table, holds
+from gapstate.table.model import ANY_STATE, Allowance, Literal, Row, Table, holds
 
 # Each candidate root costs a walk or two over every configuration, so a table
 # with thousands of findings would take time quadratic in its size. Past this

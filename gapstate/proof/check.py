@@ -20,9 +20,9 @@ from gapstate.proof.rules import rule_findings
 from gapstate.proof.totality import totality_findings
 from gapstate.run.machine import Machine
 from gapstate.seeing.diagram import diagram_findings
-from gapstate.spec.load import Spec
-from gapstate.spec.source import text_lines
-from gapstate.spec.vocabulary import (
+from gapstate.table.load import Spec
+from gapstate.files.source import text_lines
+from gapstate.table.vocabulary import (
     EVENTS,
 )
 

@@ -17,7 +17,7 @@ import networkx as nx
 
 from gapstate.proof.packing import Packing
 from gapstate.proof.traces import Trace
-from gapstate.spec.vocabulary import Config
+from gapstate.table.vocabulary import Config
 
 
 class Firing(NamedTuple):

@@ -16,7 +16,7 @@ from gapstate.errors import GapstateError
 from gapstate.proof.exploration import Exploration
 from gapstate.proof.packing import Packing, step_classes
 from gapstate.run.machine import Machine
-from gapstate.spec.table import Table
+from gapstate.table.model import Table
 
 
 class TooManyConfigurations(GapstateError):

@@ -26,8 +26,8 @@ from typing import NamedTuple
 from gapstate.findings import Ambiguous, Contradiction, Finding, NotTotal, RuleBroken
 from gapstate.proof.exploration import Exploration
 from gapstate.run.machine import Machine, Status
-from gapstate.spec.table import Literal, Table, holds
-from gapstate.spec.vocabulary import ACTIONS, COUNTERS, EVENTS, FLAGS, Config
+from gapstate.table.model import Literal, Table, holds
+from gapstate.table.vocabulary import ACTIONS, COUNTERS, EVENTS, FLAGS, Config
 
 # Up to this many configurations within the caps, a row that cannot fire in
 # any of them is known not to fire without a walk (see `Walker._may_fire`).

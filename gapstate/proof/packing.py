@@ -13,7 +13,7 @@ from operator import mul
 from typing import Any, Iterator
 
 from gapstate.run.machine import Machine, Status
-from gapstate.spec.vocabulary import ACTIONS, COUNTERS, EVENTS, Config, action
+from gapstate.table.vocabulary import ACTIONS, COUNTERS, EVENTS, Config, action
 
 # A step of a class: (delta to the target from the representative, event,
 # choice, row line, clean, the (stride, size) of each folded counter the

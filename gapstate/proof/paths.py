@@ -15,7 +15,7 @@ from gapstate.proof.exploration import Exploration, Firing
 from gapstate.proof.reach import firings
 from gapstate.proof.totality import Hole, holes
 from gapstate.run.machine import Machine
-from gapstate.spec.vocabulary import (
+from gapstate.table.vocabulary import (
     Config,
 )
 

@@ -13,8 +13,8 @@ from gapstate.findings import (
 )
 from gapstate.proof.exploration import Exploration, Firing
 from gapstate.run.machine import Machine
-from gapstate.spec.table import STAY, Literal, Row, Table, format_guards, holds
-from gapstate.spec.vocabulary import EVENTS, GUARDS, Config
+from gapstate.table.model import STAY, Literal, Row, Table, format_guards, holds
+from gapstate.table.vocabulary import EVENTS, GUARDS, Config
 
 
 def reachability(table: Table, exploration: Exploration, skip: set[int]) -> tuple[list[Finding], int]:

@@ -7,7 +7,7 @@ from gapstate.findings import (
     Finding,
     RuleBroken,
 )
-from gapstate.spec.rules import RULES
+from gapstate.table.rules import RULES
 
 _RULES = {rule.id: rule for rule in RULES}
 

@@ -12,8 +12,8 @@ from gapstate.findings import (
 )
 from gapstate.proof.exploration import Exploration, Firing
 from gapstate.run.machine import Machine, Status, valuations
-from gapstate.spec.table import Literal, Table
-from gapstate.spec.vocabulary import (
+from gapstate.table.model import Literal, Table
+from gapstate.table.vocabulary import (
     EVENTS,
 )
 

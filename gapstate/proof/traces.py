@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from gapstate.spec.vocabulary import PAYLOADS, SEEN
+from gapstate.table.vocabulary import PAYLOADS, SEEN
 
 
 def concretize(steps: Iterable[tuple[str, bool]]) -> list[dict[str, Any]]:

@@ -18,9 +18,9 @@ from typing import Any, NamedTuple
 
 from gapstate.results import Result
 from gapstate.run.machine import Machine, guard_names, valuations
-from gapstate.spec.vocabulary import EVENTS
-from gapstate.spec.load import Spec
-from gapstate.spec.table import STAY, Literal, Row, Table, format_guards
+from gapstate.table.vocabulary import EVENTS
+from gapstate.table.load import Spec
+from gapstate.table.model import STAY, Literal, Row, Table, format_guards
 
 Valuation = tuple[tuple[str, bool], ...]
 

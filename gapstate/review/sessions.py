@@ -28,8 +28,8 @@ from typing import Any, NamedTuple
 from gapstate.review.diff import BehaviourChanged, Change
 from gapstate.run.machine import Machine, Outcome, Status, guard_names
 from gapstate.run.recorded import UnusableTrace
-from gapstate.spec.load import Spec
-from gapstate.spec.vocabulary import Config
+from gapstate.table.load import Spec
+from gapstate.table.vocabulary import Config
 
 Key = tuple[str, str, tuple[bool, ...]]  # (state, event, the values of the guards either table names there)
 
@@ -239,7 +239,7 @@ class _Done(NamedTuple):
 def _context(old_text: str, old_name: str, new_text: str, new_name: str, split_by: str | None) -> tuple[Pair, str | None]:
     """What a worker replays with, built from the two tables' text."""
     from gapstate.review.diff import behaviour_changes
-    from gapstate.spec.load import parse_spec
+    from gapstate.table.load import parse_spec
 
     old, new = parse_spec(old_text, old_name), parse_spec(new_text, new_name)
     return _pair(old, new, tuple(behaviour_changes(old.table, new.table))), split_by

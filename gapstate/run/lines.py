@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from gapstate.spec.source import MAX_LINE, too_long
+from gapstate.files.source import MAX_LINE, too_long
 
 
 def object_ends(batch: bytes) -> int:

@@ -15,10 +15,10 @@ from functools import lru_cache
 from itertools import product
 from typing import NamedTuple
 
-from gapstate.spec import vocabulary
-from gapstate.spec.rules import RULES, Rule, Transition
-from gapstate.spec.vocabulary import CHOICE_OF, COMMITS, EVENTS, GUARDS, PAYLOADS, Config
-from gapstate.spec.table import Row, Table
+from gapstate.table import vocabulary
+from gapstate.table.rules import RULES, Rule, Transition
+from gapstate.table.vocabulary import CHOICE_OF, COMMITS, EVENTS, GUARDS, PAYLOADS, Config
+from gapstate.table.model import Row, Table
 
 class Status(StrEnum):
     """What became of a step. Not the `invalid` action: REFUSED is what a row with it does."""

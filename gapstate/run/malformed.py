@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from msgspec import UNSET
 
 from gapstate.errors import GapstateError, Problem
-from gapstate.spec.source import long_number
-from gapstate.spec.vocabulary import EVENTS, PAYLOADS, closest
+from gapstate.files.source import long_number
+from gapstate.table.vocabulary import EVENTS, PAYLOADS, closest
 
 if TYPE_CHECKING:
     from gapstate.run.trace import Event

@@ -29,7 +29,7 @@ from gapstate.run.lines import BLANK, file_batches, object_ends
 from gapstate.run.malformed import check_event, diagnose, kind, repeated, shape, text_of
 from gapstate.run.replayer import Session, Step, Stop
 from gapstate.run.trace import Event, read_trace
-from gapstate.spec.source import label, open_lines
+from gapstate.files.source import label, open_lines
 
 # A log is hostile input too: the sessions it may open, and how long a session's name may be.
 MAX_SESSIONS = 1_000_000

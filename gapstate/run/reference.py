@@ -15,10 +15,10 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from gapstate.run.machine import Outcome, Status
-from gapstate.spec.source import as_lf
-from gapstate.spec.table import Table
-from gapstate.spec.rules import RULES, Transition
-from gapstate.spec.vocabulary import COMMITS, EVENTS, GUARDS, PAYLOADS, SEEN, Config, action
+from gapstate.files.source import as_lf
+from gapstate.table.model import Table
+from gapstate.table.rules import RULES, Transition
+from gapstate.table.vocabulary import COMMITS, EVENTS, GUARDS, PAYLOADS, SEEN, Config, action
 
 
 def step(table: Table, before: Config, event: str, choice: bool = False) -> Outcome:

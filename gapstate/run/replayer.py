@@ -18,9 +18,9 @@ import msgspec
 from gapstate.results import Result
 from gapstate.run.ids import SHORT, Ids
 from gapstate.run.machine import Machine, Outcome, Status, compiled
-from gapstate.spec.rules import RULES
-from gapstate.spec.vocabulary import AFTER, CHOICE_OF, COUNTERS, PAYLOADS, SEEN, Config
-from gapstate.spec.load import Spec
+from gapstate.table.rules import RULES
+from gapstate.table.vocabulary import AFTER, CHOICE_OF, COUNTERS, PAYLOADS, SEEN, Config
+from gapstate.table.load import Spec
 
 if TYPE_CHECKING:
     from gapstate.run.trace import Event

@@ -33,8 +33,8 @@ from gapstate.run.malformed import (
     text_of,
     unusable,
 )
-from gapstate.spec.source import MAX_LINE, label, open_lines
-from gapstate.spec.vocabulary import EVENTS
+from gapstate.files.source import MAX_LINE, label, open_lines
+from gapstate.table.vocabulary import EVENTS
 
 
 if TYPE_CHECKING:

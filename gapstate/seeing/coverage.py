@@ -25,7 +25,7 @@ from gapstate.results import Result
 from gapstate.errors import GapstateError
 from gapstate.run.recorded import UnusableTrace
 from gapstate.run.replayer import ReplayError
-from gapstate.spec.load import Spec, parse_spec
+from gapstate.table.load import Spec, parse_spec
 
 
 @dataclass(frozen=True)

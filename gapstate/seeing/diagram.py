@@ -21,9 +21,9 @@ import re
 from typing import NamedTuple
 
 from gapstate.findings import DiagramProblem, StaleDiagram
-from gapstate.spec.source import cr_ended, text_lines
-from gapstate.spec.table import ANY_STATE, STAY, Row, Table
-from gapstate.spec.vocabulary import INVALID
+from gapstate.files.source import cr_ended, text_lines
+from gapstate.table.model import ANY_STATE, STAY, Row, Table
+from gapstate.table.vocabulary import INVALID
 
 TRANSITION = "transition"  # a row that moves to another state (or names its own)
 STAY_ROW = "stay"  # next is `=`

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gapstate.spec.rules import RULES
-from gapstate.spec.vocabulary import ENDINGS, EVENTS, GUARDS, WRITE_OFFS, action, field_words, guard_words
-from gapstate.spec.table import STAY, Row
+from gapstate.table.rules import RULES
+from gapstate.table.vocabulary import ENDINGS, EVENTS, GUARDS, WRITE_OFFS, action, field_words, guard_words
+from gapstate.table.model import STAY, Row
 from gapstate.seeing.witness import Ways, witness
 
 

@@ -14,9 +14,9 @@ from typing import Any
 
 from gapstate.errors import GapstateError
 from gapstate.run.machine import Machine
-from gapstate.spec.vocabulary import INVALID, Config
-from gapstate.spec.load import Spec
-from gapstate.spec.table import Row, Table, format_guards
+from gapstate.table.vocabulary import INVALID, Config
+from gapstate.table.load import Spec
+from gapstate.table.model import Row, Table, format_guards
 
 FIRES = "fires"
 REFUSED = INVALID  # the row is `invalid`: it refuses its event, and the trace ends on that refusal
@@ -42,7 +42,7 @@ def locate(table: Table, address: str, source: str) -> tuple[Row, str | None]:
             if row.line == line:
                 return row, None
         raise GapstateError(f"line {line} holds no row of the table", file=source, line=line)
-    from gapstate.spec.parser import parse_address
+    from gapstate.table.parser import parse_address
 
     cells = text.split("|")
     pasted = [cell.strip() for cell in cells[3:]] if len(cells) == 5 else None

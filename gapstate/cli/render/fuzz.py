@@ -8,7 +8,7 @@ from gapstate.cli.output import escape
 from gapstate.cli.render import trace_lines
 
 if TYPE_CHECKING:
-    from gapstate.testing.fuzzer import FuzzResult
+    from gapstate.fuzzing.fuzzer import FuzzResult
 
 
 def fuzz_text(result: FuzzResult, saved: str | None = None, with_trace: bool = True) -> str:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 def _counters_text(counters: dict[str, int], caps: dict[str, int]) -> str:
-    from gapstate.spec.vocabulary import (
+    from gapstate.table.vocabulary import (
         COUNTERS,  # here: classify renders without loading the vocabulary
     )
 
@@ -46,7 +46,7 @@ def replay_step_line(step: Step, caps: dict[str, int]) -> str:
 
 def _payload_reason(step: Step) -> str:
     """How the event's own fields decided the guard the row names, if one did."""
-    from gapstate.spec.vocabulary import CHOICE_OF, PAYLOADS, SEEN
+    from gapstate.table.vocabulary import CHOICE_OF, PAYLOADS, SEEN
 
     item, named = step.item, dict(step.outcome.guards)
     guard = CHOICE_OF.get(step.event)

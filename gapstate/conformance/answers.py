@@ -1,0 +1,112 @@
+"""An implementation's answers, beside the table's: what the protocol allows, and where the two part.
+
+`conformance.py` runs traces and shrinks what diverges; this module is the
+comparison it makes at each event, pure data in and out, shared by the
+Python API and the line protocol.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from gapstate.run.machine import Status
+from gapstate.run.replayer import Session, counters
+from gapstate.run.trace import Event
+from gapstate.table.vocabulary import COUNTERS
+
+REFUSALS = ("invalid_event", "after_session_end")
+
+
+# The table's side ------------------------------------------------------------
+
+
+def wire(trace: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events as the protocol sends them: the trace format with `t` always present."""
+    out = []
+    t = 0
+    for item in trace:
+        t = item.get("t", t)
+        event: dict[str, Any] = {"event": item["event"], "t": t}
+        for key in ("id", "speech_start"):
+            if key in item:
+                event[key] = item[key]
+        out.append(event)
+    return out
+
+
+def table_answer(session: Session, event: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
+    """The table's answer to `event`, in the protocol's shape, and the line of the row that decided it.
+
+    Feeds the event to `session`; a refused event leaves it as it was.
+    """
+    outcome = session.feed(Event(**event))
+    row = outcome.row.line if outcome.row is not None else None
+    if outcome.status is Status.OK:
+        config = outcome.config
+        answer = {
+            "state": config.state,
+            "actions": list(outcome.actions),
+            "counters": counters(config),
+            "debt_owed": config.debt_owed,
+        }
+        return answer, row
+    return {"refused": "after_session_end" if outcome.status is Status.ENDED else "invalid_event"}, row
+
+
+# The implementation's side -----------------------------------------------------
+
+
+def protocol_problem(answer: Any) -> str | None:
+    """Why an answer to an event is not one the protocol allows, or None when it is."""
+    if not isinstance(answer, dict):
+        return f"an answer must be a JSON object, not {_kind(answer)}"
+    if "refused" in answer:
+        if answer["refused"] not in REFUSALS:
+            return f"'refused' must be one of {', '.join(map(repr, REFUSALS))}, not {answer['refused']!r}"
+        return None
+    if not isinstance(answer.get("state"), str):
+        return "'state' must be a string" if "state" in answer else "missing 'state' (or 'refused')"
+    actions = answer.get("actions")
+    if not isinstance(actions, (list, tuple)) or not all(isinstance(a, str) for a in actions):
+        return "'actions' must be a list of strings" if "actions" in answer else "missing 'actions'"
+    if "counters" in answer:
+        given = answer["counters"]
+        if not isinstance(given, dict) or not set(COUNTERS) <= set(given):
+            return f"'counters' must be an object with {' and '.join(COUNTERS)}"
+        if not all(type(given[name]) is int for name in COUNTERS):
+            return "'counters' values must be integers"
+    if "debt_owed" in answer and not isinstance(answer["debt_owed"], bool):
+        return "'debt_owed' must be true or false"
+    return None
+
+
+def shown(value: Any) -> str:
+    """An answer as the message shows it: its JSON, cut short."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def _kind(value: Any) -> str:
+    names = {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
+def differences(expected: dict[str, Any], actual: dict[str, Any]) -> tuple[str, ...]:
+    """The fields in which a protocol answer parts from the table's; empty when they agree.
+
+    Counters and debt are compared only when the answer gives them; other
+    keys an answer carries are not the protocol's and are not compared.
+    """
+    if "refused" in expected or "refused" in actual:
+        return () if expected.get("refused") == actual.get("refused") else ("refused",)
+    fields = ["state"] if expected["state"] != actual["state"] else []
+    fields += ["actions"] if expected["actions"] != list(actual["actions"]) else []  # a tuple, in process
+    if "counters" in actual and any(expected["counters"][n] != actual["counters"][n] for n in COUNTERS):
+        fields.append("counters")
+    fields += ["debt_owed"] if "debt_owed" in actual and expected["debt_owed"] != actual["debt_owed"] else []
+    return tuple(fields)

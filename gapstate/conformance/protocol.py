@@ -1,0 +1,242 @@
+"""The line protocol's transport: an implementation in a child process, one JSON object a line each way.
+
+This is the I/O half of `gapstate conform`; the comparison lives in
+`conformance.py`. The child is started once in its own process group. Every
+write and every read waits with `select` against a deadline, draining the
+child's stdout and stderr as it goes, so a child that stops reading, stops
+answering or fills a pipe can never hang gapstate. Any failure is sticky: it
+ends the child and every later call raises the same Untestable. `close()`
+ends the child (its whole process group, and on Linux what left the group:
+`reaper.py`) whatever state it is in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from gapstate.conformance.conform import Untestable
+from gapstate.conformance.reaper import Reaper
+
+_TAIL = 4096  # bytes of the child's stderr kept for the message when it fails
+_GRACE = 1.0  # seconds a child may take to exit by itself once its stdin is closed
+_LONGEST = 1 << 20  # bytes an answer line may take: a child that never ends its line fills no memory
+
+
+class Child:
+    """An implementation under test in a child process (a context manager that always ends it)."""
+
+    def __init__(self, command: Sequence[str], timeout: float = 5.0):
+        if not command:
+            raise Untestable("no command to test: give it after `--`, as in `gapstate conform -- ./adapter`")
+        self.command = list(command)
+        self.timeout = timeout
+        self.failure: Untestable | None = None
+        self._out = bytearray()
+        self._err = bytearray()
+        self._err_open = True
+        # A Ctrl-C or SIGTERM that landed inside Popen would unwind out of it after
+        # the child started but before anyone holds it, and the child's group would
+        # outlive us; so they wait until the child is ours, and then end it.
+        stops = {signal.SIGINT, signal.SIGTERM}
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+        self._reaper = Reaper.start()  # before the child starts: what it orphans comes back to us
+        try:
+            self.process = subprocess.Popen(
+                self.command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+                start_new_session=True,  # its own process group, so close() ends its children too
+            )
+        except OSError as error:
+            if self._reaper is not None:
+                self._reaper.end()
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            reason = error.strerror or str(error)
+            raise Untestable(f"cannot start the implementation: {reason}", file=self.command[0]) from None
+        if self._reaper is not None:
+            self._reaper.root = self.process.pid
+        try:
+            for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
+                os.set_blocking(pipe.fileno(), False)
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a stop that waited is raised here
+        except BaseException:
+            self.close(grace=False)
+            raise
+
+    def __enter__(self) -> Child:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # the two calls conform makes ------------------------------------------------
+
+    def reset(self) -> dict[str, Any]:
+        answer = self._ask({"reset": True})
+        if not isinstance(answer, dict):
+            self._fail(f"the answer to {{\"reset\": true}} must be a JSON object, not {json.dumps(answer)[:80]}")
+        return answer
+
+    def step(self, event: dict[str, Any]) -> Any:
+        return self._ask(event)
+
+    # transport ------------------------------------------------------------------
+
+    def _ask(self, message: dict[str, Any]) -> Any:
+        if self.failure is not None:
+            raise self.failure
+        sent = json.dumps(message)
+        deadline = time.monotonic() + self.timeout
+        self._write((sent + "\n").encode(), sent, deadline)
+        line = self._read_line(sent, deadline)
+        try:
+            return json.loads(line)
+        except (ValueError, RecursionError) as error:  # RecursionError: nested too deeply to read
+            shown = line.decode("utf-8", "replace").strip()
+            why = "nested too deeply" if isinstance(error, RecursionError) else "not JSON"
+            self._fail(f"the answer to {sent} is {why}: {shown[:200]!r}")
+
+    def _write(self, data: bytes, sent: str, deadline: float) -> None:
+        """Write it all; a pipe with room takes it at once, without a `select` (half the system calls of a round trip)."""
+        stdin = self.process.stdin.fileno()
+        view = memoryview(data)
+        writable = True
+        while view:
+            if writable:
+                try:
+                    view = view[os.write(stdin, view) :]
+                    continue
+                except BrokenPipeError:
+                    self._exited(sent)
+                except BlockingIOError:
+                    pass
+            writable = self._wait([stdin], sent, deadline)
+
+    def _read_line(self, sent: str, deadline: float) -> bytes:
+        while True:
+            end = self._out.find(b"\n")
+            while end >= 0:
+                line = bytes(self._out[:end])
+                del self._out[: end + 1]
+                if line.strip():
+                    return line
+                end = self._out.find(b"\n")  # blank lines are not answers
+            self._wait([], sent, deadline)
+
+    def _wait(self, write: list[int], sent: str, deadline: float) -> bool:
+        """Wait until `write` can take bytes or output arrives, reading whatever arrived; True when writable."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            self._fail(f"no answer to {sent} within {self.timeout:g} s")
+        stdout, stderr = self.process.stdout.fileno(), self.process.stderr.fileno()
+        reads = [stdout] + ([stderr] if self._err_open else [])
+        readable, writable, _ = select.select(reads, write, [], remaining)
+        if stderr in readable:
+            self._keep_stderr(_read(stderr))
+        if stdout in readable:
+            data = _read(stdout)
+            if data == b"":
+                self._exited(sent)
+            self._out += data or b""
+            if len(self._out) > _LONGEST and b"\n" not in self._out:
+                self._fail(f"the answer to {sent} runs past {_LONGEST >> 20} MiB without a line end")
+        return bool(writable)
+
+    def _keep_stderr(self, data: bytes | None) -> None:
+        if data == b"":
+            self._err_open = False
+        elif data:
+            self._err += data
+            del self._err[:-_TAIL]
+
+    # failure and ending ------------------------------------------------------------
+
+    def _exited(self, sent: str) -> None:
+        """The child closed its stdout or stdin: report how it ended, with the end of its stderr."""
+        status = self._exit_status()
+        how = f"exited ({status})" if status is not None else "closed its standard output"
+        self._drain_stderr()
+        tail = self._err.decode("utf-8", "replace").strip()
+        detail = f"; the end of its stderr:\n{tail}" if tail else " (its stderr is empty)"
+        self._fail(f"the implementation {how} before answering {sent}{detail}")
+
+    def _exit_status(self) -> str | None:
+        end = time.monotonic() + min(self.timeout, _GRACE)
+        while time.monotonic() < end:
+            ended = _status(self.process.pid)
+            if ended is not None:
+                if ended.si_code == os.CLD_EXITED:
+                    return f"status {ended.si_status}"
+                return f"signal {ended.si_status}"
+            time.sleep(0.01)
+        return None
+
+    def _drain_stderr(self) -> None:
+        stderr = self.process.stderr.fileno()
+        end = time.monotonic() + 0.2
+        while self._err_open and time.monotonic() < end:
+            readable, _, _ = select.select([stderr], [], [], max(0.0, end - time.monotonic()))
+            if not readable:
+                break
+            self._keep_stderr(_read(stderr))
+
+    def _fail(self, message: str) -> None:
+        self.failure = Untestable(message, file=self.command[0])
+        self.close(grace=False)
+        raise self.failure
+
+    def close(self, grace: bool = True) -> None:
+        """End the child: close its stdin, let it exit by itself for a moment, then kill its process group."""
+        process = self.process
+        if process.returncode is not None and process.stdin.closed:
+            return
+        try:
+            process.stdin.close()
+        except OSError:
+            pass
+        if grace:
+            end = time.monotonic() + min(self.timeout, _GRACE)
+            while time.monotonic() < end and _status(process.pid) is None:
+                time.sleep(0.005)
+        # A second Ctrl-C or SIGTERM waits until everything is ended: cut short, the kill would leave some alive.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)  # the child is not reaped yet, so its group id is still its own
+            except (ProcessLookupError, PermissionError):
+                pass
+            process.wait()
+            if self._reaper is not None:  # what left the group (setsid) and was re-parented to us
+                self._reaper.end()
+                self._reaper = None
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        process.stdout.close()
+        process.stderr.close()
+
+
+def _read(fd: int) -> bytes | None:
+    """What the pipe holds (b"" at its end), or None when nothing is there after all."""
+    try:
+        return os.read(fd, 1 << 16)
+    except BlockingIOError:
+        return None
+    except OSError:
+        return b""
+
+
+def _status(pid: int) -> os.waitid_result | None:
+    """How the child ended, or None while it runs, without reaping it (its pid stays its own until wait())."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return None

@@ -1,0 +1,45 @@
+"""`gapstate conform`'s text, where an implementation diverged, and its summary line."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from gapstate.words import escape, plural, trace_lines
+
+if TYPE_CHECKING:
+    from gapstate.conformance.conform import ConformResult
+
+
+def conform_text(result: ConformResult, saved: str | None = None) -> str:
+    """The shrunk diverging trace as paste-ready JSON Lines, the row that should have fired and why, each differing field; "" when it conforms."""
+    lines: list[str] = []
+    found = result.divergence
+    if found is not None:
+        origin = "a generated trace" if found.source == "generated" else f"vector {escape(found.source)}"
+        lines.append(
+            f"diverges at event {found.index + 1} of {len(found.trace)} ({found.trace[-1]['event']}), found in {origin} of "
+            f"{plural(found.shrunk_from, 'event')} and shrunk to {len(found.trace)}; the trace, for `gapstate replay`:"
+        )
+        lines.extend(trace_lines(found.trace))
+        if found.row is not None:
+            lines.append(f"  the table fires line {found.row}: {found.row_text}")
+        lines.extend(f"    {reason}" for reason in found.reasons)
+        width = max(len(field) for field in found.fields) + 1
+        for field in found.fields:
+            expected, actual = found.expected.get(field), found.actual.get(field)
+            lines.append(f"  {field + ':':<{width}} expected {json.dumps(expected)}, actual {json.dumps(actual)}")
+        lines.append(f"  expected: {json.dumps(found.expected)}")
+        lines.append(f"  actual:   {json.dumps(found.actual)}")
+        if saved is not None:
+            lines.append(f"  saved to {saved}: `gapstate conform --replay {saved} -- ...` runs it again")
+    return "\n".join(lines)
+
+
+def conform_summary(result: ConformResult) -> str:
+    """The summary line: the spec, the seed, how many vectors, traces and events, and whether it conforms."""
+    verdict = "conforms" if result.ok else "diverges"
+    return (
+        f"gapstate conform: {escape(result.spec)}: seed {result.seed}: {plural(result.vectors, 'vector')}, "
+        f"{plural(result.traces, 'generated trace')}, {plural(result.events, 'event')}: {verdict}"
+    )

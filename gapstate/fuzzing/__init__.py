@@ -1,0 +1,1 @@
+"""Fuzzing the table: guided walks, boundary goals, the fuzz runs and their shrinking."""

@@ -1,0 +1,192 @@
+"""Guided walks: which event, sent now, heads for which row of the table.
+
+Random traces rarely reach the corners of the table: the rows behind the
+session cap take a dozen purposeful events. Model-based testers such as
+GraphWalker walk the model instead: pick a target not yet visited, follow a
+shortest path to it, wander a little, pick the next. The proof's `Roadmap`
+already knows, for every row (and every hole in a table that is not
+total), how far each reachable configuration is from firing it; this module
+turns that into decisions. It decides and draws nothing: the strategies draw
+every choice through Hypothesis, so a failing walk still shrinks.
+
+A target is a row's line (int), or a `Hole`, (state, event): an event the
+environment may send there that no row matches. A boundary goal (`goals`)
+is reached by a `plan`: the shortest way to where its gadget fits, then the
+gadget.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from gapstate.run.machine import Machine, Outcome, Status
+from gapstate.table.vocabulary import EVENTS, Config
+from gapstate.fuzzing.goals import Goal, Story, Way, retell
+
+
+class Send(NamedTuple):
+    """An event the environment may send from a configuration, the value of its chosen guard, and what it does."""
+
+    event: str
+    choice: bool
+    outcome: Outcome
+
+    @property
+    def hits(self) -> Any:
+        """The target this hits: the row it fires, or the hole it falls into."""
+        if self.outcome.status is Status.OK:
+            return self.outcome.row.line
+        return (self.outcome.config.state, self.event)
+
+
+class Guide:
+    """Shortest ways to every target, looked up from a machine's Roadmap and memoised."""
+
+    def __init__(self, machine: Machine, roadmap: Any):
+        self.machine = machine
+        self.roadmap = roadmap
+        self.targets: tuple[Any, ...] = roadmap.targets
+        self._moves: dict[Config, tuple[Send, ...]] = {}
+        self._toward: dict[tuple[Config, Any], Send | None] = {}
+        self._ranked: dict[Config, tuple[Any, ...]] = {}
+        self._keeping: dict[tuple[Config, Any], set[tuple[str, bool]]] = {}
+        self._plans: dict[tuple[Config, Story, str], tuple[Way, ...] | None] = {}
+        self._open: dict[Config, tuple[tuple[Way, Config, tuple[str, ...]], ...]] = {}  # see _open_moves
+        graph = roadmap.exploration.graph
+        self._live = [c for c in graph if not c.ended and machine.within_caps(c)]  # the configurations that take events
+        self._events = {row.line: row.event for row in machine.table.rows}
+
+    def moves(self, config: Config) -> tuple[Send, ...]:
+        """What the environment may send here, in event order: every event and guard choice the table does not refuse.
+
+        An event that no row matches is included (a hole in totality is the
+        table's defect, not the environment's); an `invalid` row, and
+        anything after `session_end`, are not.
+        """
+        found = self._moves.get(config)
+        if found is None:
+            machine = self.machine
+            found = self._moves[config] = tuple(
+                Send(event, choice, outcome)
+                for event in EVENTS
+                for choice in machine.choices(config, event)
+                if (outcome := machine.step(config, event, choice)).status not in (Status.REFUSED, Status.ENDED)
+            )
+        return found
+
+    def ends(self, target: Any) -> bool:
+        """Whether hitting the target ends the session (a row of, or a hole at, `session_end`)."""
+        event = target[1] if isinstance(target, tuple) else self._events[target]
+        return event == "session_end"
+
+    def keeping(self, config: Config, target: Any) -> set[tuple[str, bool]]:
+        """The (event, choice) moves from `config` after which `target` can still be hit (all moves if none can).
+
+        Wandering stays within these, so that a walk heading for a row deep
+        in the table is not sent past it for good (a settle after the last
+        request, say) by a random step.
+        """
+        key = (config, target)
+        found = self._keeping.get(key)
+        if found is None:
+            moves = self.moves(config)
+            kept = {
+                (m.event, m.choice)
+                for m in moves
+                if target is None or m.hits == target
+                or (m.outcome.status is Status.OK and self.distance(m.outcome.config, target) is not None)
+            }
+            found = self._keeping[key] = kept or {(m.event, m.choice) for m in moves}
+        return found
+
+    def everywhere(self, target: Any) -> bool:
+        """Whether the target can be hit in one event from every configuration that takes events."""
+        reach = self.roadmap.distance.get(target, {})
+        return all(reach.get(config) == 1 for config in self._live)
+
+    def distance(self, config: Config, target: Any) -> int | None:
+        """How many events from `config` it takes to hit `target`, or None when it cannot be hit."""
+        return self.roadmap.distance.get(target, {}).get(config)
+
+    def toward(self, config: Config, target: Any) -> Send | None:
+        """The first move of a shortest way to hit `target` from `config` (the first in event order on a tie)."""
+        key = (config, target)
+        if key in self._toward:
+            return self._toward[key]
+        best: Send | None = None
+        best_length = None
+        for move in self.moves(config):
+            if move.hits == target:
+                length: int | None = 1
+            elif move.outcome.status is Status.OK:
+                rest = self.distance(move.outcome.config, target)
+                length = None if rest is None else rest + 1
+            else:
+                length = None
+            if length is not None and (best_length is None or length < best_length):
+                best, best_length = move, length
+        self._toward[key] = best
+        return best
+
+    def nearest(self, config: Config, targets: Any) -> list[Any]:
+        """The targets that can be hit from `config`, nearest first (table order on a tie)."""
+        ranked = self._ranked.get(config)
+        if ranked is None:
+            reachable = [(d, i, t) for i, t in enumerate(self.targets) if (d := self.distance(config, t)) is not None]
+            ranked = self._ranked[config] = tuple(t for _, _, t in sorted(reachable))
+        wanted = set(targets)
+        return [t for t in ranked if t in wanted]
+
+
+    def plan(self, config: Config, story: Story, goal: Goal) -> tuple[Way, ...] | None:
+        """The steps of a shortest way from (config, story) to where the goal's gadget fits, then the gadget; None if none.
+
+        The way takes only steps that break no rule and leave the session
+        open, through configurations the proof explored. Memoised: a walk
+        heading for a goal again from the same place costs one lookup.
+        """
+        from gapstate.proof.traces import shortest_walk
+
+        key = (config, story, goal.name)
+        if key in self._plans:
+            return self._plans[key]
+        machine = self.machine
+        found = shortest_walk((config, story), lambda node: goal.fit(machine, *node, strict=False) is not None, self._open_moves)
+        plan = self._plans[key] = None if found is None else tuple(found[0]) + goal.steps
+        return plan
+
+    def _open_moves(self, node: tuple[Config, Story]) -> Any:
+        """The steps from (config, story) that break no rule and leave the session open, with where they lead."""
+        config, story = node
+        found = self._open.get(config)
+        if found is None:
+            explored = self.roadmap.exploration
+            found = self._open[config] = tuple(
+                (Way(move.event, move.choice), outcome.config, outcome.actions)
+                for move in self.moves(config)
+                if (outcome := move.outcome).status is Status.OK and not outcome.broken and not outcome.config.ended
+                and outcome.config in explored
+            )
+        return [(way, (target, retell(story, way, actions))) for way, target, actions in found]
+
+    def meetable(self, goals: tuple[Goal, ...]) -> tuple[Goal, ...]:
+        """The goals whose gadget fits somewhere a walk from the start can reach, in their order."""
+        from gapstate.proof.traces import shortest_walk
+
+        machine, left = self.machine, list(goals)
+
+        def fits(node: tuple[Config, Story]) -> bool:
+            left[:] = [goal for goal in left if goal.fit(machine, *node, strict=False) is None]
+            return not left  # every goal found: stop
+
+        shortest_walk((machine.initial, Story()), fits, self._open_moves)
+        return tuple(goal for goal in goals if goal not in left)
+
+
+@lru_cache(maxsize=8)
+def guide_for(machine: Machine) -> Guide:
+    """The machine's Guide, built once per machine (it explores the table)."""
+    from gapstate.proof.paths import roadmap  # networkx, only once a walk is actually drawn
+
+    return Guide(machine, roadmap(machine))

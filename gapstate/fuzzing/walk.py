@@ -1,0 +1,238 @@
+"""A guided walk being drawn: the session so far, where it heads, and how each move is realized.
+
+`strategies.traces` draws every choice through Hypothesis and asks this
+module what the choice means: which target (a row, a hole of the table, or a
+boundary goal of `goals`) the walk heads for next, which move a wandering
+step takes, and how a payload realizes a guard's value. A goal is followed
+by its `Guide.plan` (the shortest way to where its gadget fits, then the
+gadget), realized at the boundary the gadget names: the previous event's
+millisecond, speech 1 ms before, at or 1 ms after the horizon, a repeated
+notice for an id of a given kind.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from hypothesis import strategies as st
+
+from gapstate.run.machine import Status
+from gapstate.run.replayer import Session
+from gapstate.run.trace import Event
+from gapstate.table.vocabulary import ENDINGS, PAYLOADS, SEEN, WRITE_OFFS
+from gapstate.fuzzing.goals import AFTER, AT, AT_DUP, BEFORE, EPISODE, KINDS, SETTLED, WRITTEN_OFF, Goal, Story, Way, retell
+from gapstate.fuzzing.guide import Guide
+
+BOOL = st.booleans()
+
+
+@lru_cache(maxsize=4096)
+def upto(high: int) -> st.SearchStrategy[int]:
+    """integers(0, high), built once per bound: building a strategy per draw costs more than the draw."""
+    return st.integers(0, high)
+
+
+_END = 7
+_ENDS = st.integers(0, _END)  # about one target in eight is the end of the session
+_GOAL = st.integers(0, 3)  # with goals to head for, one target in four is a goal
+
+# The moves a trace can make: an event, and for an event whose payload sets a
+# guard (`vocabulary.PAYLOADS`), which way the payload points: a SEEN value
+# fresh or repeated, an AFTER value before, at or after the horizon.
+FRESH, REPEAT = "fresh", "repeat"
+_WAYS = {True: (FRESH, REPEAT), False: (BEFORE, AT, AFTER)}  # by "reads SEEN"
+
+
+def moves_of(names: tuple[str, ...]) -> tuple[tuple[str, str | None], ...]:
+    """Every move of the named events: the event, and which way its payload points (None: it has none)."""
+    out: list[tuple[str, str | None]] = []
+    for name in names:
+        payload = PAYLOADS.get(name)
+        if payload is None:
+            out.append((name, None))
+        else:
+            out += [(name, way) for way in _WAYS[payload.reads == SEEN]]
+    return tuple(out)
+
+
+def _choice(session: Session, name: str, way: str | None) -> bool | None:
+    """The value the move gives the event's chosen guard, or None when the move is impossible."""
+    if way == REPEAT:
+        return True if session.seen else None
+    if way in (AT, AFTER) and session.horizon() is None:
+        return None  # with nothing committed, speech has nothing to be at or after
+    return way == AFTER
+
+
+@lru_cache(maxsize=64)
+def _positions(guide: Guide, pool: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """The positions targets are drawn from: those that do not end the session, and those that do.
+
+    Each target holds as many positions as events it takes to hit from the
+    start: the rows deep in the table, behind the caps, are the ones random
+    walks miss, so they are drawn more often. A row that fires from every
+    configuration (a note, busy_start) is left to wandering: heading for it
+    teaches nothing, and a walk that never depends on having fired it
+    shrinks by deleting it.
+    """
+    kept = tuple(t for t in pool if not guide.everywhere(t)) or pool
+    weighted = [t for t in kept for _ in range(guide.distance(guide.roadmap.initial, t) or 1)]
+    return tuple(t for t in weighted if not guide.ends(t)), tuple(t for t in weighted if guide.ends(t))
+
+
+class Walk:
+    """A trace being drawn: the session so far, the target it heads for, the targets and goals it has hit."""
+
+    __slots__ = ("session", "guide", "pool", "kinds", "endings", "target", "hit", "stopped", "t", "fed",
+                 "goals", "plan", "story", "ids", "dup_at")
+
+    def __init__(self, session: Session, guide: Guide, pool: tuple[Any, ...], goals: tuple[Goal, ...] = ()):
+        self.session = session
+        self.guide = guide
+        self.pool = pool  # the targets this walk heads for, in table order
+        self.kinds = _positions(guide, pool)
+        self.endings = _positions(guide, guide.targets)[1]
+        self.target: Any = None  # a row's line, a hole, or a goal's name
+        self.hit: set[Any] = set()
+        self.stopped = False  # the last event fell into a hole of the table: nothing follows
+        self.t = 0  # the time of the last event
+        self.fed = 0  # events so far
+        self.goals = {goal.name: goal for goal in goals}  # the boundary goals it may head for, by name
+        self.plan: list[Way] = []  # the rest of the way to the goal it heads for, its gadget included
+        self.story = Story()  # what the goals read of the history: the kinds of id seen
+        self.ids: dict[str, str] = {}  # interval id -> its kind (goals.KINDS)
+        self.dup_at: int | None = None  # the time of the last repeated notice
+
+    def feed(self, item: dict[str, Any], t: int) -> dict[str, Any]:
+        """Replay the drawn event (its time filled in) and note the target it hit and the story it tells."""
+        session = self.session
+        state = session.config.state
+        self.fed += 1
+        name = item["event"]
+        repeated = name == "loss_voiced" and item.get("id") in self.ids
+        outcome = session.feed(Event(**{**item, "t": t}))
+        if outcome.status is not Status.OK:  # a hole in the table: no configuration follows
+            self.hit.add((state, name))
+            self.stopped = True
+            return item
+        self.hit.add(outcome.row.line)
+        if name == "loss_voiced":
+            if repeated:
+                self.dup_at = t
+            else:
+                self.ids[item["id"]] = EPISODE
+        self.story = retell(self.story, Way(name, repeated), outcome.actions)
+        if ENDINGS.intersection(outcome.actions):
+            kind = WRITTEN_OFF if WRITE_OFFS.intersection(outcome.actions) else SETTLED
+            self.ids.update((i, kind) for i, k in self.ids.items() if k == EPISODE)
+        return item
+
+    def choose(self, draw: st.DrawFn, unhit: bool) -> Any:
+        """A target drawn by its fixed position in the pool; None if the walk can hit nothing more.
+
+        With goals to head for, one choice in four is a goal this walk has
+        not met, whose plan from here exists (the first of three tried from
+        a drawn position); its plan becomes the walk's. Otherwise the first
+        target at or after a drawn position that this session can still hit
+        and (unless the walk is told to retarget) has not hit yet:
+        GraphWalker's next unvisited edge. About one choice in eight is
+        among the rows of `session_end`, which end the walk; so is a choice
+        when nothing else can be hit any more (the requests are spent), and
+        the next trace is a fresh session. Naming the target by position,
+        not by its place among the targets reachable now, keeps a later
+        event what it was when an earlier one is deleted, which is what lets
+        a walk shrink.
+        """
+        guide, config = self.guide, self.session.config
+        self.plan = []
+        if self.goals and draw(_GOAL) == 0:
+            names = tuple(self.goals)
+            start = draw(upto(len(names) - 1))
+            tried = 0
+            for name in names[start:] + names[:start]:
+                if name in self.hit:
+                    continue
+                plan = guide.plan(config, self.story, self.goals[name])
+                if plan is not None:
+                    self.plan = list(plan)
+                    return name
+                tried += 1
+                if tried == 3:
+                    break
+        rest, ending = self.kinds
+        pool = ending if (draw(_ENDS) == _END and ending) or not rest else rest
+        start = draw(upto(len(pool) - 1))
+        for target in pool[start:] + pool[:start]:
+            if not (unhit and target in self.hit) and guide.distance(config, target) is not None:
+                return target
+        if unhit:  # all hit: any target will do
+            for target in pool[start:] + pool[:start]:
+                if guide.distance(config, target) is not None:
+                    return target
+        return next((t for t in self.endings if guide.distance(config, t) is not None), None)
+
+    def planned(self) -> Way | None:
+        """The next step of the plan, taken off it, or None (the plan dropped) when it no longer fits here.
+
+        A plan fits while its next step is one the environment may send
+        here and any repeated notice it asks for has an id of the kind it
+        names; the walk's goal counts as hit when its last step is taken.
+        """
+        if not self.plan:
+            return None
+        way = self.plan[0]
+        outcome = self.guide.machine.step(self.session.config, way.event, way.choice)
+        fits = outcome.status is Status.OK and not (way.how in KINDS and way.how not in self.ids.values())
+        if not fits:
+            self.plan = []
+            return None
+        self.plan.pop(0)
+        if not self.plan:
+            self.hit.add(self.target)
+        return way
+
+    def speech(self, draw: st.DrawFn, how: str, choice: bool, t: int) -> int:
+        """An evidence turn's speech_start for a planned step: at the boundary it names, else drawn as `realize` says."""
+        horizon = self.session.horizon()
+        if how == AT_DUP and self.dup_at is not None:
+            return self.dup_at
+        if horizon is None:
+            return draw(upto(t))
+        if how in (BEFORE, AT, AFTER):
+            return max(0, horizon + {BEFORE: -1, AT: 0, AFTER: 1}[how])
+        return horizon + 1 + (draw(upto(299)) if draw(BOOL) else 0) if choice else horizon
+
+    def repeated_id(self, draw: st.DrawFn, how: str) -> str:
+        """The id a planned repeated notice names: one of the kind asked for, else any seen."""
+        ids = sorted(i for i, k in self.ids.items() if how not in KINDS or k == how) or sorted(self.ids)
+        return ids[draw(upto(len(ids) - 1))]
+
+
+def wander(draw: st.DrawFn, allowed: set[tuple[str, bool]], session: Session, moves: tuple[tuple[str, str | None], ...]) -> int | None:
+    """A move the environment may send, as its index in the fixed list of moves, drawn at random.
+
+    The move is named by its fixed position (the first allowed move at or
+    after a drawn index), not by its place among the moves allowed now:
+    deleting an earlier event then leaves the later ones what they were,
+    which is what lets a failure shrink to a short trace.
+    """
+    accepted = [
+        i for i, (name, way) in enumerate(moves) if (name, _choice(session, name, way)) in allowed
+    ]
+    if not accepted:
+        return None
+    start = draw(upto(len(moves) - 1))
+    return next((i for i in accepted if i >= start), accepted[0])
+
+
+def way_of(draw: st.DrawFn, session: Session, name: str, choice: bool) -> str | None:
+    """How the payload realizes a guided move's guard choice."""
+    payload = PAYLOADS.get(name)
+    if payload is None:
+        return None
+    if payload.reads == SEEN:
+        return REPEAT if choice else FRESH
+    if choice:
+        return AFTER
+    return AT if session.horizon() is not None and draw(BOOL) else BEFORE

@@ -1,0 +1,178 @@
+"""The transition table as plain immutable data, each piece with its spec line.
+
+The parser builds it, and the proof, the interpreter and the renderers only
+read it; none of them needs to know that it came from markdown. NamedTuples
+rather than frozen dataclasses: they are as immutable and ten times cheaper
+to define, which shows in the start-up of every command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from heapq import merge
+from typing import NamedTuple
+
+from gapstate.table.vocabulary import INVALID
+
+ANY_STATE = "*"
+STAY = "="
+
+# The most digits a cap may have. Any positive cap is a cap: what bounds the
+# proof's work is the exploration budget, which counts the configurations the
+# caps imply before visiting one. Digits are bounded only so that reading the
+# number stays cheap (Python refuses to convert 4,300 digits or more).
+MAX_CAP_DIGITS = 1000
+
+
+class Name(NamedTuple):
+    """A name as written in the table, with what it names and where."""
+
+    role: str  # "state", "event", "guard", "next state" or "action"
+    text: str
+    column: int
+
+
+class Literal(NamedTuple):
+    """One guard literal: `busy` (positive) or `!busy`."""
+
+    guard: str
+    positive: bool
+
+    def __str__(self) -> str:
+        return self.guard if self.positive else f"!{self.guard}"
+
+
+def holds(literals: Iterable[Literal], values: Mapping[str, bool]) -> bool:
+    """True when every literal holds in the valuation `values` (guard name -> value)."""
+    return all(values[lit.guard] == lit.positive for lit in literals)
+
+
+def format_guards(literals: tuple[Literal, ...]) -> str:
+    """The GUARDS column as a person would write it, in the given order: `-` or `a,!b`."""
+    return ",".join(str(lit) for lit in literals) if literals else "-"
+
+
+class Row(NamedTuple):
+    """`STATE | EVENT | GUARDS | NEXT | ACTIONS` at one line of the spec."""
+
+    line: int
+    state: str
+    event: str
+    guards: tuple[Literal, ...]
+    next: str
+    actions: tuple[str, ...]
+    names: tuple[Name, ...]
+    guards_column: int = 1
+
+    @property
+    def invalid(self) -> bool:
+        return INVALID in self.actions
+
+    @property
+    def guard_set(self) -> frozenset[Literal]:
+        return frozenset(self.guards)
+
+    def applies_to(self, state: str) -> bool:
+        return self.state == ANY_STATE or self.state == state
+
+    def target(self, state: str) -> str:
+        return state if self.next == STAY else self.next
+
+    def __str__(self) -> str:
+        return (
+            f"{self.state} | {self.event} | {format_guards(self.guards)} | "
+            f"{self.next} | {','.join(self.actions)}"
+        )
+
+
+class Cap(NamedTuple):
+    """`@cap NAME N`: the limit of one counter."""
+
+    line: int
+    counter: str
+    limit: int | None  # None: too many digits to read
+    column: int = 1
+
+
+class Label(NamedTuple):
+    """`@label NAME`: an action outside the vocabulary, declared on purpose."""
+
+    line: int
+    name: str
+    column: int = 1
+
+
+class Allowance(NamedTuple):
+    """`@unreachable STATE | EVENT | GUARDS`: one row that may stay unreachable."""
+
+    line: int
+    state: str
+    event: str
+    guards: tuple[Literal, ...]
+    spelled: tuple[Name, ...] = ()  # the state, event and guards as written, for checking them
+
+    def names(self, row: Row) -> bool:
+        return (
+            row.state == self.state
+            and row.event == self.event
+            and row.guard_set == frozenset(self.guards)
+        )
+
+    def __str__(self) -> str:
+        return f"{self.state} | {self.event} | {format_guards(self.guards)}"
+
+
+class Table(NamedTuple):
+    """Everything the fenced block says, in source order."""
+
+    header_line: int
+    rows: tuple[Row, ...]
+    caps: tuple[Cap, ...]
+    allowances: tuple[Allowance, ...]
+    states: tuple[str, ...]  # in the order the STATE column first names them
+    labels: tuple[Label, ...] = ()
+
+    @classmethod
+    def build(cls, header_line: int, rows: tuple[Row, ...], caps: tuple[Cap, ...], allowances: tuple[Allowance, ...], labels: tuple[Label, ...] = ()) -> "Table":
+        states = tuple(dict.fromkeys(row.state for row in rows if row.state != ANY_STATE))
+        return cls(header_line, rows, caps, allowances, states, labels)
+
+    @property
+    def initial(self) -> str | None:
+        states = self.states
+        return states[0] if states else None
+
+    def cap_limits(self) -> dict[str, int]:
+        return {cap.counter: cap.limit for cap in self.caps}
+
+    def rows_for(self, state: str, event: str) -> tuple[Row, ...]:
+        """The rows that apply to `event` in `state` (its own and the `*` ones), in line order."""
+        index = _index(self)
+        own, every = index.get((state, event), ()), index.get((ANY_STATE, event), ())
+        if not own or not every or state == ANY_STATE:
+            return own or every
+        return tuple(merge(own, every, key=lambda row: row.line))
+
+    def rows_written(self, state: str, event: str) -> tuple[Row, ...]:
+        """The rows whose STATE column is exactly `state` (`*` for the wildcard ones), for `event`."""
+        return _index(self).get((state, event), ())
+
+
+# The rows of each table by (STATE column, event), built on first use. A
+# Table is an immutable tuple and cannot carry it; keyed by identity (the
+# entry keeps its table alive, so an id is never reused while it is here),
+# because hashing a big table's rows on every lookup would cost what the
+# index saves. A few tables at a time: a diff holds two.
+_INDEXES: dict[int, tuple[Table, dict[tuple[str, str], tuple[Row, ...]]]] = {}
+
+
+def _index(table: Table) -> dict[tuple[str, str], tuple[Row, ...]]:
+    entry = _INDEXES.get(id(table))
+    if entry is None or entry[0] is not table:
+        grouped: dict[tuple[str, str], list[Row]] = {}
+        for row in table.rows:
+            grouped.setdefault((row.state, row.event), []).append(row)
+        if len(_INDEXES) >= 8:
+            del _INDEXES[next(iter(_INDEXES))]
+        entry = _INDEXES[id(table)] = (table, {key: tuple(rows) for key, rows in grouped.items()})
+    return entry[1]

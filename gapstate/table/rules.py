@@ -1,0 +1,239 @@
+"""The rules of the spec's prose that every reachable step must keep, and what keeps each.
+
+The catalogue the proof checks on every reachable configuration and the
+replay on every step. Like the vocabulary (`gapstate.table.vocabulary`), it
+names guards and actions in code; no other module does. A rule is an entry
+here, with its id, its description, the actions or events without which it
+cannot break, and the guard literals that keep it by themselves.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+from gapstate.table.vocabulary import ACTIONS, COMMITS, COUNTERS, ENDINGS, WRITE_OFFS, Config
+
+
+class Transition(NamedTuple):
+    """One step as the rules see it."""
+
+    before: Config
+    mid: Config  # after the event's `sets`: what the guards read
+    after: Config
+    event: str
+    guards: dict[str, bool]  # every guard's value, named by the row or not
+    actions: tuple[str, ...]
+    initial: str
+    caps: dict[str, int]
+
+
+class Rule(NamedTuple):
+    """A rule of the seed's prose that every reachable step must keep."""
+
+    id: str
+    description: str
+    broken: Callable[[Transition], bool]
+    # The actions or events without which the rule cannot break; empty means
+    # any step. Lets the machine skip rules that cannot apply to a row.
+    on: frozenset[str] = frozenset()
+    # Guard literals (`busy`, `!busy`) that keep the rule by themselves: a row
+    # requiring one cannot break it, whatever the configuration (explain says so).
+    kept_by: frozenset[str] = frozenset()
+
+    def concerns(self, event: str, actions: tuple[str, ...]) -> bool:
+        return not self.on or event in self.on or not self.on.isdisjoint(actions)
+
+
+COUNTING = frozenset(name for name, a in ACTIONS.items() if a.add)
+SEND = frozenset({"send_request"})
+# The seed: the request is sent when the candidate releases the floor, and a
+# failed send retries "at the next end of busy or the next floor release".
+SEND_EVENTS = frozenset({"floor_released", "busy_end"})
+SEND_RESULTS = frozenset({"send_ok", "send_failed"})
+
+
+def _leaves_gap(t: Transition) -> bool:
+    return t.before.state != t.initial and t.after.state == t.initial
+
+
+def _starts_episode(t: Transition) -> bool:
+    """The step opens an episode (a gap out of the initial state) or reopens one (a fresh loss past a commit)."""
+    if t.after.ended or t.after.state == t.initial or t.after.standing or t.after.in_flight:
+        return False
+    fresh_loss = t.event == "loss_voiced" and not t.guards["dup"] and t.before.standing
+    late_commit = t.event == "send_ok" and t.guards["late_loss"]
+    return t.before.state == t.initial or fresh_loss or late_commit
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "cap-exceeded",
+        "a counter goes past its @cap",
+        lambda t: any(getattr(t.after, c) > t.caps[c] for c in COUNTERS),
+        COUNTING,
+    ),
+    Rule(
+        "send-while-busy",
+        "sends a request while the interviewer is busy",
+        lambda t: "send_request" in t.actions and t.guards["busy"],
+        SEND,
+        frozenset({"!busy"}),
+    ),
+    Rule(
+        "send-while-candidate-active",
+        "sends a request while the candidate holds the floor",
+        lambda t: "send_request" in t.actions and t.guards["candidate_active"],
+        SEND,
+        frozenset({"!candidate_active"}),
+    ),
+    Rule(
+        "send-without-budget",
+        "sends a request with no session budget left",
+        lambda t: "send_request" in t.actions and not t.guards["budget_left"],
+        SEND,
+        frozenset({"budget_left"}),
+    ),
+    Rule(
+        "send-without-attempts",
+        "sends a request with no attempt left in the episode",
+        lambda t: "send_request" in t.actions and not t.guards["attempts_left"],
+        SEND,
+        frozenset({"attempts_left"}),
+    ),
+    Rule(
+        "send-only-on-release",
+        "sends a request on an event other than floor_released or busy_end; "
+        "a failed send waits for the next release or end of busy, never loops",
+        lambda t: "send_request" in t.actions and t.event not in SEND_EVENTS,
+        SEND,
+    ),
+    Rule(
+        "second-send-in-flight",
+        "starts a send while another is in flight",
+        lambda t: "send_request" in t.actions and t.mid.in_flight,
+        SEND,
+    ),
+    Rule(
+        "commit-without-send-result",
+        "commits a request other than on the result (send_ok) of a send in flight",
+        lambda t: bool(COMMITS.intersection(t.actions))
+        and not (t.event == "send_ok" and t.before.in_flight),
+        COMMITS,
+    ),
+    Rule(
+        "settle-without-evidence",
+        "settles without a standing committed request and post_send evidence",
+        lambda t: "settle" in t.actions
+        and not (t.event == "evidence_turn" and t.guards["post_send"] and t.before.standing),
+        frozenset({"settle"}),
+        frozenset({"post_send"}),
+    ),
+    Rule(
+        "exit-unnamed",
+        "leaves the gap without naming exactly one way it ended "
+        "(settle, unrepaired_budget, unrepaired_attempts, end_unsettled)",
+        lambda t: _leaves_gap(t) and len(ENDINGS.intersection(t.actions)) != 1,
+    ),
+    Rule(
+        "ending-outside-exit",
+        "names how a gap ended on a step that does not leave a gap",
+        lambda t: bool(ENDINGS.intersection(t.actions)) and not _leaves_gap(t),
+        ENDINGS,
+    ),
+    Rule(
+        "write-off-before-cap",
+        "writes the gap off as unrepaired_attempts or unrepaired_budget while that allowance is left",
+        lambda t: ("unrepaired_attempts" in t.actions and t.guards["attempts_left"])
+        or ("unrepaired_budget" in t.actions and t.guards["budget_left"]),
+        frozenset({"unrepaired_attempts", "unrepaired_budget"}),
+        frozenset({"!attempts_left", "!budget_left"}),
+    ),
+    Rule(
+        "write-off-clears-debt",
+        "writes the gap off but leaves no reply owed",
+        lambda t: bool(WRITE_OFFS.intersection(t.actions)) and not t.after.debt_owed,
+        WRITE_OFFS,
+    ),
+    Rule(
+        "dup-changes-state",
+        "a repeated (dup) loss notice changes the configuration",
+        lambda t: t.event == "loss_voiced" and t.guards["dup"] and t.after != t.before,
+        frozenset({"loss_voiced"}),
+    ),
+    Rule(
+        "session-end-not-clear",
+        "session_end does not lead to the initial state",
+        lambda t: t.event == "session_end" and t.after.state != t.initial,
+        frozenset({"session_end"}),
+    ),
+    # What the states mean, and what a fresh loss and a send's result must do
+    # (docs/findings.md quotes the sentence of the prose each comes from).
+    Rule(
+        "result-without-send",
+        "accepts a send's result (send_ok, send_failed) with no send in flight; it cannot occur there: mark it invalid",
+        lambda t: t.event in SEND_RESULTS and not t.before.in_flight,
+        SEND_RESULTS,
+    ),
+    Rule(
+        "undelivered-without-request",
+        "accepts request_undelivered with no committed request standing; it cannot occur there: mark it invalid",
+        lambda t: t.event == "request_undelivered" and not t.before.standing,
+        frozenset({"request_undelivered"}),
+    ),
+    Rule(
+        "sending-without-send",
+        "is in SENDING with no send in flight, or has a send in flight outside SENDING",
+        lambda t: not t.after.ended and (t.after.state == "SENDING") != t.after.in_flight,
+    ),
+    Rule(
+        "requested-without-request",
+        "is in REQUESTED with no committed request standing, or keeps one standing outside REQUESTED",
+        lambda t: not t.after.ended and (t.after.state == "REQUESTED") != t.after.standing,
+    ),
+    Rule(
+        "due-while-candidate-speaks",
+        "waits in DUE (released) while the candidate holds the floor; the gap waits in OPEN for the next release",
+        lambda t: not t.after.ended and t.after.state == "DUE" and t.after.candidate_active,
+    ),
+    Rule(
+        "gap-without-debt",
+        "is in a gap with no reply owed; a gap preserves the debt until it is settled",
+        lambda t: not t.after.ended and t.after.state != t.initial and not t.after.debt_owed,
+    ),
+    Rule(
+        "fresh-loss-ignored",
+        "leaves no gap after a voiced loss with an unseen id; it opens, merges into or reopens one",
+        lambda t: t.event == "loss_voiced" and not t.guards["dup"] and t.after.state == t.initial,
+        frozenset({"loss_voiced"}),
+    ),
+    Rule(
+        "late-loss-forgotten",
+        "does not remember (mark_late) a voiced loss with an unseen id that arrives while a send is in flight",
+        lambda t: t.event == "loss_voiced" and not t.guards["dup"] and t.mid.in_flight and not t.after.late_loss,
+        frozenset({"loss_voiced"}),
+    ),
+    Rule(
+        "episode-starts-spent",
+        "opens or reopens an episode with attempts already spent; "
+        "a new or reopened episode gets a fresh allowance of attempts (open_gap, reopen_gap)",
+        lambda t: _starts_episode(t) and t.after.episode_attempts > 0,
+    ),
+    Rule(
+        "send-ok-without-commit",
+        "accepts a send's success (send_ok) without committing the request",
+        lambda t: t.event == "send_ok" and not COMMITS.intersection(t.actions),
+        frozenset({"send_ok"}),
+    ),
+    Rule(
+        "late-loss-commit-awaits",
+        "leaves the request committed after a late loss standing, awaiting evidence; it reopens the episode",
+        lambda t: t.event == "send_ok" and t.guards["late_loss"] and t.after.standing,
+        frozenset({"send_ok"}),
+    ),
+    Rule(
+        "commit-does-not-await",
+        "commits a send with no late loss and does not await evidence with the request standing",
+        lambda t: t.event == "send_ok" and not t.guards["late_loss"] and not t.after.standing,
+        frozenset({"send_ok"}),
+    ),
+)

@@ -1,1 +1,0 @@
-"""Testing implementations: guided walks, fuzzing, conformance vectors and the line protocol."""

@@ -1,0 +1,66 @@
+"""gapstate/conformance/answers.py: the table's answer in the protocol's shape, and what the protocol allows of an implementation's.
+
+Which answers are outside the protocol, and which fields differ, are tested
+beside the conformance run in tests/test_conformance_conform.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import gapstate
+from gapstate.run.replayer import Session, machine_for
+from gapstate.conformance.answers import protocol_problem, shown, table_answer, wire
+
+from .support import SPEC_TEXT, line_of
+
+LOSS = {"event": "loss_voiced", "t": 5, "id": "iv-1"}
+
+
+def _session() -> Session:
+    return Session(machine_for(gapstate.load_spec()))
+
+
+def test_the_wire_always_carries_t_the_last_one_given_and_only_the_protocol_s_fields():
+    sent = wire([{"event": "busy_start"}, {**LOSS, "session": "s1"}, {"event": "evidence_turn", "speech_start": 3}])
+    assert sent == [
+        {"event": "busy_start", "t": 0},
+        {"event": "loss_voiced", "t": 5, "id": "iv-1"},
+        {"event": "evidence_turn", "t": 5, "speech_start": 3},
+    ]
+
+
+def test_the_table_answers_with_state_actions_counters_and_debt_and_the_row_that_decided():
+    session = _session()
+    answer, row = table_answer(session, LOSS)
+    assert answer == {"state": "OPEN", "actions": ["open_gap", "preserve_debt"],
+                      "counters": {"session_requests": 0, "episode_attempts": 0}, "debt_owed": True}
+    assert row == line_of(SPEC_TEXT, "CLEAR | loss_voiced | !dup")
+    assert protocol_problem(answer) is None  # the table's own answers are in the protocol
+
+
+def test_a_refused_event_leaves_the_session_as_it_was():
+    session = _session()
+    table_answer(session, LOSS)
+    before = session.config
+    answer, row = table_answer(session, {"event": "send_ok", "t": 6})
+    assert answer == {"refused": "invalid_event"} and row == line_of(SPEC_TEXT, "OPEN | send_ok |")
+    assert session.config == before
+
+
+def test_after_session_end_every_event_is_refused_as_such_with_no_row():
+    session = _session()
+    assert table_answer(session, {"event": "session_end", "t": 1})[0]["state"] == "CLEAR"
+    assert table_answer(session, {"event": "session_end", "t": 2}) == ({"refused": "after_session_end"}, None)
+
+
+@pytest.mark.parametrize("answer, kind", [([], "an array"), ("OPEN", "a string"), (None, "null"), (True, "a boolean"), (1.5, "a number")])
+def test_an_answer_that_is_not_an_object_is_named_by_its_json_kind(answer, kind):
+    assert protocol_problem(answer) == f"an answer must be a JSON object, not {kind}"
+
+
+def test_an_answer_is_shown_as_its_json_cut_short_or_as_python_writes_what_json_cannot():
+    assert shown({"state": "OPEN"}) == '{"state": "OPEN"}'
+    long = shown({"state": "x" * 500})
+    assert len(long) == 203 and long.endswith("...")
+    assert shown({1, 2}) == "{1, 2}"

@@ -1,0 +1,281 @@
+"""The line protocol's transport: a child process that is always ended and can never hang gapstate."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import pytest
+
+import gapstate
+from gapstate.conformance.conform import Untestable, conform
+from gapstate.conformance.protocol import Child
+from gapstate.conformance.reaper import Reaper
+
+from .support import ROOM_LOOP
+
+PY = sys.executable
+
+
+def script(source: str) -> list[str]:
+    return [PY, "-c", source]
+
+
+ECHO_OBJECT = 'import sys\nfor line in sys.stdin:\n    print("{}", flush=True)\n'
+
+
+def test_the_room_loop_conforms_over_the_protocol():
+    # the vectors' 1,556 events, then a few generated traces, over the pipe: that the loop passes
+    # generated traces is tests/test_conformance_conform.py's to show, in process
+    with Child([PY, str(ROOM_LOOP)], timeout=60) as child:
+        result = conform(gapstate.load_spec(), child, examples=5, duration=None)
+    assert result.ok, gapstate.conform_report(result)
+    assert result.traces == 5
+    assert child.process.returncode is not None
+
+
+def test_a_bug_switched_on_in_the_environment_is_found_over_the_protocol(monkeypatch):
+    monkeypatch.setenv("ROOM_LOOP_BUG", "settle_without_post_send")
+    with Child([PY, str(ROOM_LOOP)], timeout=60) as child:
+        result = conform(gapstate.load_spec(), child, examples=10, duration=None)
+    assert not result.ok
+    assert result.divergence.actual["actions"] == ["settle"]
+    assert len(result.divergence.trace) == 4
+
+
+@pytest.mark.parametrize(
+    "command, message, timeout",
+    [
+        (["/nonexistent/adapter"], "cannot start", 10),
+        (script("import sys\nfor line in sys.stdin:\n    print('hello', flush=True)\n"), "is not JSON", 10),
+        (script("import sys\nfor line in sys.stdin:\n    print('[1, 2]', flush=True)\n"), "must be a JSON object", 10),
+        (script("import sys\nfor line in sys.stdin:\n    print('[' * 100000 + ']' * 100000, flush=True)\n"), "is nested too deeply", 10),
+        (script("import sys\nsys.stderr.write('adapter broke: no config\\n')\nsys.exit(3)\n"), "adapter broke: no config", 10),
+        (script("import time\ntime.sleep(60)\n"), "no answer to {\"reset\": true} within 0.5 s", 0.5),
+        (script("import sys\nsys.stdin.readline()\nprint('{}', flush=True)\nimport time\ntime.sleep(60)\n"), "no answer to {\"event\"", (60, 0.5)),
+    ],
+    ids=["cannot-start", "not-json", "not-an-object", "nested", "exits-early", "silent", "stops-answering"],
+)
+def test_an_untestable_implementation_says_why_and_is_ended(command, message, timeout):
+    # A generous deadline where the answer comes (the child's start-up counts
+    # against it on a loaded machine); a short one only where none ever does.
+    with pytest.raises(Untestable) as caught:
+        with _impatient_after_reset(command, timeout) as child:
+            conform(gapstate.load_spec(), child, examples=1, duration=None)
+    assert message in str(caught.value)
+    if command[0] != "/nonexistent/adapter":
+        assert child.process.returncode is not None
+
+
+def _impatient_after_reset(command: list[str], timeout: float | tuple[float, float]) -> Child:
+    """A Child with `timeout`, or (a deadline for the reset, which start-up delays on a loaded machine, one after it)."""
+    first, later = timeout if isinstance(timeout, tuple) else (timeout, timeout)
+    child = Child(command, timeout=first)
+    reset = child.reset
+
+    def then_impatient() -> dict:
+        answer = reset()
+        child.timeout = later
+        return answer
+
+    child.reset = then_impatient
+    return child
+
+
+def test_an_early_exit_reports_its_status_and_stderr_tail():
+    command = script("import sys\nsys.stdin.readline()\nprint('{}', flush=True)\nsys.stderr.write('x' * 9000 + 'END')\nsys.exit(4)\n")
+    with pytest.raises(Untestable) as caught:
+        with Child(command, timeout=60) as child:
+            conform(gapstate.load_spec(), child, examples=1, duration=None)
+    text = str(caught.value)
+    assert "exited (status 4)" in text and text.endswith("END") and len(text) < 4500
+
+
+def test_a_failure_is_sticky_and_costs_no_more_waiting():
+    child = Child(script("import time\ntime.sleep(60)\n"), timeout=0.3)
+    with pytest.raises(Untestable):
+        child.reset()
+    with pytest.raises(Untestable, match=r'no answer to \{"reset": true\}'):  # the first failure, not a new wait
+        child.step({"event": "loss_silent", "t": 0})
+    child.close()
+
+
+def test_the_whole_process_group_is_ended(tmp_path):
+    pidfile = tmp_path / "pid"
+    command = ["sh", "-c", f"sleep 60 & echo $! > {pidfile}; exec {PY} -c '{ECHO_OBJECT}'"]
+    with Child(command, timeout=60) as child:
+        child.reset()
+    assert _gone(int(pidfile.read_text()))
+
+
+def _daemon(pidfile) -> str:
+    """A child that double-forks a `setsid` daemon (its pid written to `pidfile` before it answers), then echoes."""
+    return (
+        "import os, sys, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        for fd in (0, 1, 2):\n"
+        "            os.close(fd)\n"
+        "        time.sleep(120)\n"
+        "        os._exit(0)\n"
+        f"    open({str(pidfile)!r}, 'w').write(str(pid))\n"
+        "    os._exit(0)\n"
+        "os.wait()\n"
+        "for line in sys.stdin:\n"
+        "    print('{}', flush=True)\n"
+    )
+
+
+def _gone(pid: int) -> bool:
+    """Whether `pid` has ended (SIGKILL is delivered at once; the kernel may take a moment to end it)."""
+    deadline = time.monotonic() + 30
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return not _alive(pid)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="descendants that leave the group are tracked on Linux")
+def test_a_daemon_that_left_the_process_group_is_ended_too(tmp_path):
+    """A double fork and setsid leave the group; as subreaper gapstate adopts the daemon and kills it."""
+    pidfile = tmp_path / "pid"
+    with Child(script(_daemon(pidfile)), timeout=30) as child:
+        child.reset()
+        daemon = int(pidfile.read_text())
+        assert _alive(daemon)
+        assert _session(daemon) != _session(child.process.pid)  # it really left the group's session
+    assert _gone(daemon)
+
+
+def test_the_subreaper_flag_is_as_it_was_after_the_child_is_ended():
+    """A test runner calling conform is not left adopting every orphan of its other children."""
+    import ctypes
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("prctl is Linux's")
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    flag = ctypes.c_int(-1)
+    with Child(script(ECHO_OBJECT), timeout=30) as child:
+        child.reset()
+        assert prctl(37, ctypes.byref(flag), 0, 0, 0) == 0 and flag.value == 1  # PR_GET_CHILD_SUBREAPER
+    assert prctl(37, ctypes.byref(flag), 0, 0, 0) == 0 and flag.value == 0
+
+
+def _session(pid: int) -> int:
+    with open(f"/proc/{pid}/stat", "rb") as stat:
+        return int(stat.read().rsplit(b")", 1)[1].split()[3])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="descendants that leave the group are tracked on Linux")
+def test_a_child_of_ours_older_than_the_reaper_is_never_taken_for_the_implementation_s():
+    """Only what started after conform began can be the implementation's: an older child of the caller is left alone."""
+    import subprocess
+
+    older = subprocess.Popen(["sleep", "60"])
+    try:
+        time.sleep(0.05)  # a clock tick (1/100 s) or more: the reaper's start is after the sleep's
+        reaper = Reaper.start()
+        assert reaper is not None
+        reaper._before.discard(older.pid)  # as if it were not known to be ours: its age alone must save it
+        reaper.end()
+        assert older.poll() is None
+    finally:
+        older.kill()
+        older.wait()
+
+
+def test_a_child_that_never_reads_its_input_cannot_block_the_writer():
+    # it answers the reset, then neither reads nor answers: the pipe fills, the deadline still holds
+    child = _impatient_after_reset(script("import sys, time\nsys.stdin.readline()\nprint('{}', flush=True)\ntime.sleep(60)\n"), (60, 0.5))
+    child.reset()
+    with pytest.raises(Untestable, match="within 0.5 s"):
+        child.step({"event": "loss_voiced", "t": 0, "id": "x" * 200_000})
+    child.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is dead for our purpose; reading its state tells them apart
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ")[1][0] != "Z"
+    except OSError:
+        return False
+
+
+def test_an_answer_that_never_ends_its_line_is_refused_without_filling_memory():
+    child = Child(script("import sys\nsys.stdin.readline()\nsys.stdout.write('x' * 3_000_000)\nsys.stdout.flush()\nimport time\ntime.sleep(30)\n"), timeout=60)
+    with pytest.raises(Untestable, match="without a line end"):
+        child.reset()
+    child.close()
+
+
+SILENT = "import sys, time\nsys.stdin.readline()\ntime.sleep(120)\n"  # reads the reset and never answers
+
+
+@pytest.mark.slow  # a whole conform process and its adapter, a second and a half of CPU
+@pytest.mark.parametrize("daemon", [False, True], ids=["in the group", "setsid daemon"])
+def test_sigterm_to_conform_ends_the_implementation_too(tmp_path, daemon):
+    """A cancelled CI job sends SIGTERM: the adapter (and what it started, in its group or not) must not outlive gapstate."""
+    import signal
+    import subprocess
+
+    if daemon and not sys.platform.startswith("linux"):
+        pytest.skip("descendants that leave the group are tracked on Linux")
+    pidfile = tmp_path / "pid"
+    if daemon:
+        adapter = script(_daemon(pidfile).replace("for line in sys.stdin:\n    print('{}', flush=True)\n", SILENT))
+    else:
+        adapter = ["sh", "-c", f"sleep 60 & echo $! > {pidfile}; exec sleep 60"]  # never answers
+    process = subprocess.Popen(
+        [PY, "-m", "gapstate", "conform", "--timeout", "60", "--", *adapter],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 120  # a loaded machine starts two interpreters slowly
+    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:
+        assert process.poll() is None, process.communicate()
+        time.sleep(0.02)
+    grandchild = int(pidfile.read_text())
+    for _ in range(5):  # again if the first lands before gapstate blocks waiting; later ones must not hurt
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=2)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    assert process.wait(timeout=120) == 128 + signal.SIGTERM
+    assert _gone(grandchild)
+
+
+def test_a_child_that_diverges_and_then_exits_keeps_its_divergence():
+    """It answers the first event wrongly and ends: the divergence stands, not "exited before answering"."""
+    wrong = (
+        "import sys\n"
+        "sys.stdin.readline()\nprint('{}', flush=True)\n"
+        "sys.stdin.readline()\nprint('{\"state\": \"NOWHERE\", \"actions\": []}', flush=True)\n"
+    )
+    with Child(script(wrong), timeout=60) as child:
+        result = conform(gapstate.load_spec(), child, examples=5, duration=None)
+    assert not result.ok
+    assert result.divergence.actual["state"] == "NOWHERE" and result.divergence.index == 0
+
+
+def test_a_child_that_diverges_then_exits_leaving_its_stdout_open_keeps_its_divergence():
+    """A process it forked holds the pipe open: later runs wait out --timeout, and the divergence still stands."""
+    wrong = (
+        "import os, subprocess, sys\n"
+        "sys.stdin.readline()\nprint('{}', flush=True)\n"
+        "sys.stdin.readline()\nprint('{\"state\": \"NOWHERE\", \"actions\": []}', flush=True)\n"
+        "subprocess.Popen(['sleep', '120'])\n"  # inherits stdout, outlives us
+        "os._exit(0)\n"
+    )
+    with _impatient_after_reset(script(wrong), (60, 5)) as child:
+        result = conform(gapstate.load_spec(), child, examples=5, duration=None)
+    assert not result.ok
+    assert result.divergence.actual["state"] == "NOWHERE" and result.divergence.index == 0
