@@ -168,3 +168,38 @@ def test_replay_text_shows_the_fields_that_decide_a_guard(tmp_path):
 def test_replay_says_one_event_not_one_events(tmp_path):
     path = write_trace(tmp_path, '{"event": "busy_start"}')
     assert replay(path).stderr.splitlines()[-1] == f"gapstate replay: {path}: 1 event: ok"
+
+
+# the events, listed where a newcomer looks ----------------------------------------
+
+
+def _event_table() -> list[str]:
+    """docs/replay.md's table of the events, as the vocabulary gives them."""
+    from gapstate.table.vocabulary import EVENTS, PAYLOADS
+
+    rows = ["| event | what it means | field it needs |", "|---|---|---|"]
+    for name, event in EVENTS.items():
+        payload = PAYLOADS.get(name)
+        needs = f"`{payload.field}` ({payload.says})" if payload else "-"
+        rows.append(f"| `{name}` | {event.meaning} | {needs} |")
+    return rows
+
+
+def test_the_replay_page_lists_every_event_with_its_meaning_as_the_vocabulary_says():
+    from .support import ROOT
+
+    page = (ROOT / "docs" / "replay.md").read_text(encoding="utf-8")
+    expected = "\n".join(_event_table())
+    assert expected in page, f"docs/replay.md should hold, as the vocabulary has it:\n{expected}"
+
+
+def test_replay_help_lists_every_event_with_its_meaning_and_the_field_it_needs():
+    from gapstate.table.vocabulary import EVENTS, PAYLOADS
+
+    help_text = CliRunner().invoke(main, ["replay", "--help"]).output
+    listed = help_text[help_text.index(f"The {len(EVENTS)} events") : help_text.index("Options:")]
+    flat = " ".join(listed.split())
+    for name, event in EVENTS.items():
+        payload = PAYLOADS.get(name)
+        assert f"{name} {event.meaning}" + (f"; needs '{payload.field}'" if payload else "") in flat
+    assert max(map(len, listed.splitlines())) <= 80

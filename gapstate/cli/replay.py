@@ -15,20 +15,44 @@ from gapstate.cli.base import (
     spec_for,
 )
 from gapstate.cli.output import say, summarize
+from gapstate.table.vocabulary import EVENTS, PAYLOADS
 
 
-@main.command()
+def event_help(width: int = 76) -> str:
+    """The events a trace may hold and what each means, from the vocabulary: a paragraph of --help.
+
+    It starts with click's no-rewrap marker; each meaning is wrapped here,
+    under its own column, so the list reads as a table in 80 columns (click
+    indents it by two).
+    """
+    import textwrap
+
+    column = max(map(len, EVENTS)) + 4
+    lines = [f"The {len(EVENTS)} events (docs/replay.md lists them too):"]
+    for name, event in EVENTS.items():
+        payload = PAYLOADS.get(name)
+        words = event.meaning + (f"; needs '{payload.field}' ({payload.says})" if payload else "")
+        lines.extend(
+            textwrap.wrap(words, width, initial_indent=f"  {name:<{column - 2}}", subsequent_indent=" " * column)
+        )
+    return "\b\n" + "\n".join(lines)
+
+
+_REPLAY_HELP = """Replay a JSON Lines trace of events through the table.
+
+Exit 0 when every event replays, 1 on an invalid event, an event after
+session_end or a broken rule, 2 when the trace or spec cannot be used.
+"""
+
+
+@main.command(help=_REPLAY_HELP + "\n" + event_help())
 @click.argument("trace_path", metavar="TRACE")
 @SPEC
 @FORMAT
 @click.option("--summary", is_flag=True, help="Print only the final configuration and any error.")
 @reports_errors
 def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> int:
-    """Replay a JSON Lines trace of events through the table.
-
-    Exit 0 when every event replays, 1 on an invalid event, an event after
-    session_end or a broken rule, 2 when the trace or spec cannot be used.
-    """
+    """Replay a trace: streamed step by step, each printed as it happens (the help is `_REPLAY_HELP`)."""
     import os
 
     from gapstate.cli.render.replay import replay_step_line, replay_tail, step_json

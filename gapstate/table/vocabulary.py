@@ -95,32 +95,63 @@ STATES: dict[str, str] = {
 
 
 class EventEffect(NamedTuple):
-    """What an event does to the configuration around the guards.
+    """What an event reports, and what it does to the configuration around the guards.
 
-    `sets` is applied before the guards are read (the flags the event itself
-    reports); `then` right after they are read, before the row's actions
-    (what the event's arrival settles, such as a send's result).
+    `meaning` is what the event tells the table, in the prose's words (for
+    `replay --help` and docs/replay.md, see `event_list`). `sets` is applied
+    before the guards are read (the flags the event itself reports); `then`
+    right after they are read, before the row's actions (what the event's
+    arrival settles, such as a send's result).
     """
 
+    meaning: str
     sets: Mapping[str, object] = _NONE
     then: Mapping[str, object] = _NONE
 
 
 EVENTS: dict[str, EventEffect] = {
-    "loss_silent": EventEffect(),
-    "sdk_unknown": EventEffect(),
+    "loss_silent": EventEffect(
+        "audio the voice classifier called silent was dropped or quarantined: trimming, never a gap"
+    ),
+    "sdk_unknown": EventEffect(
+        "a suspected SDK drop, or a transcript that lacks words: recorded as unknown, never a gap"
+    ),
     # A dup notice can only name an id already seen, so marking "some id was
     # seen" on every voiced loss is exact.
-    "loss_voiced": EventEffect(then={"seen_any": True}),
-    "busy_start": EventEffect(sets={"busy": True}),
-    "busy_end": EventEffect(sets={"busy": False}),
-    "candidate_start": EventEffect(sets={"candidate_active": True}),
-    "floor_released": EventEffect(sets={"candidate_active": False}),
-    "send_ok": EventEffect(sets={"in_flight": False}, then={"late_loss": False}),
-    "send_failed": EventEffect(sets={"in_flight": False}, then={"late_loss": False}),
-    "request_undelivered": EventEffect(then={"standing": False}),
-    "evidence_turn": EventEffect(),
-    "session_end": EventEffect(then={"ended": True}),
+    "loss_voiced": EventEffect(
+        "audio overlapping voiced speech was dropped or quarantined: a gap, named by its interval's id "
+        "(dup when that id was seen before: a repeated notice)",
+        then={"seen_any": True},
+    ),
+    "busy_start": EventEffect(
+        "the interviewer began speaking, thinking, holding, running a tool or republishing (busy)",
+        sets={"busy": True},
+    ),
+    "busy_end": EventEffect("the interviewer is idle again (busy ends)", sets={"busy": False}),
+    "candidate_start": EventEffect(
+        "the candidate began speaking (candidate_active)", sets={"candidate_active": True}
+    ),
+    "floor_released": EventEffect(
+        "the candidate released the floor: the moment a repeat request may be sent",
+        sets={"candidate_active": False},
+    ),
+    "send_ok": EventEffect(
+        "the repeat request in flight was sent: it is committed",
+        sets={"in_flight": False},
+        then={"late_loss": False},
+    ),
+    "send_failed": EventEffect(
+        "the repeat request in flight failed to send", sets={"in_flight": False}, then={"late_loss": False}
+    ),
+    "request_undelivered": EventEffect(
+        "a committed request's audio was cancelled before delivery: it stays spent against the session cap",
+        then={"standing": False},
+    ),
+    "evidence_turn": EventEffect(
+        "a candidate turn, with when its speech began: it settles a committed request when that speech "
+        "began after the request and the newest loss (post_send)"
+    ),
+    "session_end": EventEffect("the session ended: no event may follow", then={"ended": True}),
 }
 
 # How the replay's history reads a payload value (see `Payload.reads`).
