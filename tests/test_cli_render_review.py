@@ -7,7 +7,7 @@ import functools
 
 import gapstate
 from gapstate.cli.render.review import change_lines, diff_lines, diff_summary, sessions_lines, when_text
-from gapstate.review.diff import AllowanceChanged, CapChanged, InitialChanged, NameChanged, ReachabilityChanged, diff
+from gapstate.review.diff import AllowanceChanged, CapChanged, NameChanged, ReachabilityChanged, diff
 from gapstate.review.sessions import replay_sessions
 
 from .support import SPEC_TEXT, variant
@@ -52,9 +52,6 @@ def test_every_other_kind_of_change_is_one_line_naming_both_sides():
     ]
     assert change_lines(ReachabilityChanged("OPEN", "send_ok", "-", 211, 212, True)) == [
         "reachability: row OPEN | send_ok | - now fires (old line 211, new line 212)"
-    ]
-    assert change_lines(InitialChanged("CLEAR", "OPEN", 173, 173)) == [
-        "initial: sessions now start in OPEN (new line 173), not CLEAR (old line 173)"
     ]
 
 

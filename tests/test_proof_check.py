@@ -17,6 +17,14 @@ def test_bundled_spec_checks_clean():
     assert result.stats["configurations"] > 5
 
 
+def test_a_table_whose_first_row_is_another_state_s_still_starts_in_clear_and_checks_clean():
+    """Moving OPEN's row above the `*` rows is no change: the rules still read CLEAR as the no-gap state."""
+    moved, first = "OPEN | loss_voiced | dup | = | note_dup", "* | loss_silent | - | = | note_trim"
+    text = variant(moved, "").replace(first, f"{moved}\n{first}")
+    assert text.index(moved) < text.index("CLEAR | loss_voiced")
+    assert check_text(text).findings == ()
+
+
 def test_result_reads_like_the_json_output():
     result = gapstate.check()
     document = result.to_dict()

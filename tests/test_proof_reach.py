@@ -67,7 +67,12 @@ def test_an_allowance_repeated_is_stale():
 def test_a_table_whose_states_are_all_wildcards_has_no_initial_state():
     text = table(*(f"* | {e} | - | = | noop" for e in ("loss_silent", "busy_start")))
     [finding] = check_text(text).findings
-    assert finding.kind == "parse_error" and "no row names a state" in finding.message
+    assert finding.kind == "parse_error" and "no row starts from or leads to CLEAR" in finding.message
+
+
+def test_a_table_without_clear_is_a_finding_even_when_it_names_other_states():
+    text = table("OPEN | loss_silent | - | = | note_trim")
+    assert "parse_error" in [f.kind for f in check_text(text).findings]
 
 
 NO_REQUESTED = ("SENDING | send_ok | !late_loss | REQUESTED | commit_request", "SENDING | send_ok | !late_loss | DUE | commit_request")

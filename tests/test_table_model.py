@@ -34,11 +34,15 @@ def test_a_row_stays_where_its_next_column_says_so_and_the_wildcard_applies_ever
     assert moves.invalid and not stays.invalid
 
 
-def test_states_are_those_the_state_column_names_in_order_the_first_is_initial():
-    table = Table.build(1, (row(2, "OPEN", "a"), row(3, ANY_STATE, "b"), row(4, "CLEAR", "a"), row(5, "OPEN", "b")),
+def test_states_are_those_the_state_column_names_clear_first_and_initial_whatever_the_order_of_rows():
+    table = Table.build(1, (row(2, "OPEN", "a"), row(3, ANY_STATE, "b"), row(4, "DUE", "a"), row(5, "CLEAR", "a")),
                         (Cap(6, "session_requests", 3),), ())
-    assert table.states == ("OPEN", "CLEAR") and table.initial == "OPEN"
+    assert table.states == ("CLEAR", "OPEN", "DUE") and table.initial == "CLEAR"
     assert table.cap_limits() == {"session_requests": 3}
+
+
+def test_a_table_that_names_no_clear_state_has_no_initial_state():
+    assert Table.build(1, (row(2, "OPEN", "a"),), (), ()).initial is None
     assert Table.build(1, (), (), ()).initial is None
 
 

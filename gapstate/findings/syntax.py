@@ -7,7 +7,7 @@ from enum import Enum
 from typing import Any
 
 from gapstate.findings.record import Finding
-from gapstate.table.vocabulary import COUNTERS
+from gapstate.table.vocabulary import COUNTERS, INITIAL
 
 
 class ParseProblem(Enum):
@@ -23,7 +23,10 @@ class ParseProblem(Enum):
     NO_ROWS = "the table has no rows"
     SYNTAX = "{detail}"
     INVALID_NOT_ALONE = "`invalid` stands alone, with `=` as the next state: the event cannot occur here"
-    NO_INITIAL_STATE = "no row names a state (every row starts from `*`): the first state named is the initial one"
+    NO_INITIAL_STATE = (
+        f"no row starts from or leads to {INITIAL}, the no-gap state: every session starts there, "
+        f"whatever order the rows are in; write {INITIAL}'s rows"
+    )
 
 
 class ParseError(Finding):

@@ -121,21 +121,8 @@ class ReachabilityChanged(NamedTuple):
         return {"kind": self.kind, **self._asdict()}
 
 
-class InitialChanged(NamedTuple):
-    """Sessions start in another state: the first state the table names is another one."""
-
-    old: str
-    new: str
-    old_line: int  # the first row naming it
-    new_line: int
-    kind = "initial"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, **self._asdict()}
-
-
-Change = InitialChanged | BehaviourChanged | NameChanged | CapChanged | AllowanceChanged | ReachabilityChanged
-KINDS = ("initial", "behaviour", "name_added", "name_removed", "cap", "allowance_added", "allowance_removed", "reachability")
+Change = BehaviourChanged | NameChanged | CapChanged | AllowanceChanged | ReachabilityChanged
+KINDS = ("behaviour", "name_added", "name_removed", "cap", "allowance_added", "allowance_removed", "reachability")
 
 
 @dataclass(frozen=True)
@@ -169,24 +156,12 @@ def diff(old: Spec, new: Spec) -> DiffResult:
     """Every change of behaviour, names, caps, allow-list and reachability from `old` to `new`."""
     before, after = old.require_steppable("compared"), new.require_steppable("compared")
     changes: list[Change] = []
-    changes.extend(initial_changes(before, after))
     changes.extend(behaviour_changes(before, after))
     changes.extend(name_changes(before, after))
     changes.extend(cap_changes(before, after))
     changes.extend(allowance_changes(before, after))
     changes.extend(reachability_changes(before, after))
     return DiffResult(old.path, new.path, tuple(changes))
-
-
-def initial_changes(old: Table, new: Table) -> list[InitialChanged]:
-    """The start, when it moved: moving rows can name another state first, and sessions then start there."""
-    if old.initial == new.initial or old.initial is None or new.initial is None:
-        return []
-
-    def line(table: Table) -> int:
-        return next(row.line for row in table.rows if row.state == table.initial)
-
-    return [InitialChanged(old.initial, new.initial, line(old), line(new))]
 
 
 def behaviour_changes(old: Table, new: Table) -> list[BehaviourChanged]:

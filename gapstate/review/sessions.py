@@ -35,8 +35,6 @@ Key = tuple[str, str, tuple[bool, ...]]  # (state, event, the values of the guar
 
 # What a replay reports when it stops without a step.
 _STOPS = {Status.REFUSED: "invalid_event", Status.UNMATCHED: "invalid_event", Status.ENDED: "after_session_end"}
-# Stands for the start when the tables start in different states (their first named state differs).
-_START = Config(state="")
 
 
 class Divergence(NamedTuple):
@@ -46,8 +44,7 @@ class Divergence(NamedTuple):
     choice: bool  # the event's chosen guard (dup, post_send), for the valuation
     old: Outcome
     new: Outcome
-    old_before: Config
-    new_before: Config
+    before: Config  # where both tables stood
 
 
 def _shown(outcome: Outcome) -> tuple[Any, ...]:
@@ -69,7 +66,7 @@ class Pair:
 
     def __init__(self, old: Machine, new: Machine, watched: dict[tuple[str, str], tuple[tuple[str, ...], frozenset[tuple[bool, ...]]]]):
         self.old, self.new = old, new
-        self.initial = old.initial if old.initial == new.initial else _START
+        self.initial = old.initial  # every table starts in the same state (vocabulary.INITIAL)
         self.watched = watched
         self.reached: set[Key] = set()
         self._nodes: dict[Config, Any] = {}
@@ -79,12 +76,10 @@ class Pair:
         key = (config, event, choice)
         outcome = self._memo.get(key)
         if outcome is None:
-            before_old = self.old.initial if config is _START else config
-            before_new = self.new.initial if config is _START else config
-            old, new = self.old.step(before_old, event, choice), self.new.step(before_new, event, choice)
-            self._watch(before_old, event, choice)
-            same = before_old == before_new and _shown(old) == _shown(new)
-            outcome = self._memo[key] = old if same else Divergence("differs", choice, old, new, before_old, before_new)
+            old, new = self.old.step(config, event, choice), self.new.step(config, event, choice)
+            self._watch(config, event, choice)
+            same = _shown(old) == _shown(new)
+            outcome = self._memo[key] = old if same else Divergence("differs", choice, old, new, config)
         return outcome
 
     def _watch(self, config: Config, event: str, choice: bool) -> None:
@@ -212,7 +207,7 @@ def _step(index: int, event: str, before: Config, outcome: Outcome) -> dict[str,
 
 def _affected(pair: Pair, trace: str, index: int, event: str, split: Divergence) -> Affected:
     old, new = split.old, split.new
-    before = split.old_before
+    before = split.before
     names = guard_names(pair.old.table.rows_for(before.state, event) + pair.new.table.rows_for(before.state, event))
     values = pair.old.guard_values(before, event, split.choice)[1]
     return Affected(
@@ -224,7 +219,7 @@ def _affected(pair: Pair, trace: str, index: int, event: str, split: Divergence)
         old.row.line if old.row is not None else None,
         new.row.line if new.row is not None else None,
         _step(index, event, before, old),
-        _step(index, event, split.new_before, new),
+        _step(index, event, before, new),
     )
 
 

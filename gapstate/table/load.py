@@ -23,7 +23,7 @@ from gapstate.findings import (
     UnknownName,
 )
 from gapstate.table.vocabulary import ACTIONS, COUNTERS, EVENTS, GUARDS, INVALID, STATES, closest, near_action
-from gapstate.table.model import MAX_CAP_DIGITS, STAY, Row, Table
+from gapstate.table.model import MAX_CAP_DIGITS, STAY, Row, Table, initial_first
 
 BUNDLED = "gap-state.md"
 
@@ -93,8 +93,8 @@ def parse_spec(text: str, path: str) -> Spec:
     # A state of the vocabulary that rows lead to but none starts from is a
     # state with no rows (not_total for each event), not an unknown name.
     missing = tuple(dict.fromkeys(r.next for r in table.rows if r.next in STATES and r.next not in table.states))
-    if missing and table.states:
-        table = table._replace(states=table.states + missing)
+    if missing:
+        table = table._replace(states=initial_first(table.states + missing))
     return Spec(path, table, tuple(validate(table)), text)
 
 

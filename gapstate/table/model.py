@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from heapq import merge
 from typing import NamedTuple
 
-from gapstate.table.vocabulary import INVALID
+from gapstate.table.vocabulary import INITIAL, INVALID
 
 ANY_STATE = "*"
 STAY = "="
@@ -122,6 +122,12 @@ class Allowance(NamedTuple):
         return f"{self.state} | {self.event} | {format_guards(self.guards)}"
 
 
+def initial_first(states: Iterable[str]) -> tuple[str, ...]:
+    """The states once each, in order, the initial one first: moving rows moves no session's start."""
+    named = tuple(dict.fromkeys(states))
+    return (INITIAL, *(s for s in named if s != INITIAL)) if INITIAL in named else named
+
+
 class Table(NamedTuple):
     """Everything the fenced block says, in source order."""
 
@@ -129,18 +135,18 @@ class Table(NamedTuple):
     rows: tuple[Row, ...]
     caps: tuple[Cap, ...]
     allowances: tuple[Allowance, ...]
-    states: tuple[str, ...]  # in the order the STATE column first names them
+    states: tuple[str, ...]  # the initial state first, then in the order the STATE column first names them
     labels: tuple[Label, ...] = ()
 
     @classmethod
     def build(cls, header_line: int, rows: tuple[Row, ...], caps: tuple[Cap, ...], allowances: tuple[Allowance, ...], labels: tuple[Label, ...] = ()) -> "Table":
-        states = tuple(dict.fromkeys(row.state for row in rows if row.state != ANY_STATE))
+        states = initial_first(row.state for row in rows if row.state != ANY_STATE)
         return cls(header_line, rows, caps, allowances, states, labels)
 
     @property
     def initial(self) -> str | None:
-        states = self.states
-        return states[0] if states else None
+        """The no-gap state, where every session starts (None: the table has none, a finding)."""
+        return INITIAL if INITIAL in self.states else None
 
     def cap_limits(self) -> dict[str, int]:
         return {cap.counter: cap.limit for cap in self.caps}

@@ -93,6 +93,11 @@ STATES: dict[str, str] = {
     "REQUESTED": "committed, awaiting evidence",
 }
 
+# Where every session starts, whatever order the rows are written in: the
+# no-gap state. A table with no such state cannot be run.
+INITIAL = "CLEAR"
+assert INITIAL in STATES
+
 
 class EventEffect(NamedTuple):
     """What an event reports, and what it does to the configuration around the guards.

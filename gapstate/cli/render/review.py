@@ -39,8 +39,6 @@ def change_lines(change: Any) -> list[str]:
             f"    {when_text(case.valuations)}: {_outcome_words(case.old, 'old')} -> {_outcome_words(case.new, 'new')}"
             for case in change.cases
         ]
-    if kind == "initial":
-        return [f"initial: sessions now start in {change.new} (new line {change.new_line}), not {change.old} (old line {change.old_line})"]
     if kind in ("name_added", "name_removed"):
         side = "new" if kind == "name_added" else "old"
         return [f"{kind}: {change.role} {change.name} ({side} line {change.line})"]
