@@ -203,3 +203,16 @@ def test_replay_help_lists_every_event_with_its_meaning_and_the_field_it_needs()
         payload = PAYLOADS.get(name)
         assert f"{name} {event.meaning}" + (f"; needs '{payload.field}'" if payload else "") in flat
     assert max(map(len, listed.splitlines())) <= 80
+
+
+def test_a_step_shows_its_rows_guards_as_the_row_writes_them_so_grep_finds_the_row(tmp_path):
+    """`attempts_left,!candidate_active` is not in the vocabulary's order: the transcript keeps the row's."""
+    written = "SENDING | send_failed | attempts_left,!candidate_active | DUE | keep_debt"
+    assert written in SPEC_TEXT
+    path = write_trace(tmp_path, GOOD, '{"event": "floor_released", "t": 300}', '{"event": "send_failed", "t": 400}')
+    result = replay(path)
+    assert result.exit_code == 0
+    last = result.stdout.splitlines()[2]
+    assert f"row {line_of(SPEC_TEXT, written)} " in last and " attempts_left,!candidate_active " in last
+    step = json.loads(replay(path, "--format", "json").stdout)["steps"][2]
+    assert list(step["guards"]) == ["attempts_left", "candidate_active"]

@@ -89,7 +89,7 @@ class Compiled(NamedTuple):
     """A row prepared for stepping: its actions' effects as ordered field updates."""
 
     row: Row
-    named: tuple[str, ...]  # the guards it names, in vocabulary order
+    named: tuple[str, ...]  # the guards it names, in the order the row writes them (so a step can be grepped)
     effects: tuple[tuple[int, bool, object], ...]  # (field index, is an addition, delta or value)
     commits: bool
     rules: tuple[Rule, ...]  # the rules this row's event and actions could break
@@ -242,7 +242,7 @@ def compiled(table: Table) -> Machine:
 
 def _compile(row: Row) -> Compiled:
     """The row prepared for stepping."""
-    named = guard_names((row,))
+    named = tuple(dict.fromkeys(lit.guard for lit in row.guards))
     rules = tuple(rule for rule in RULES if rule.concerns(row.event, row.actions))
     return Compiled(row, named, _effects(row.actions), bool(COMMITS.intersection(row.actions)), rules)
 

@@ -40,7 +40,7 @@ def step(table: Table, before: Config, event: str, choice: bool = False) -> Outc
     if not matching:
         return Outcome(Status.UNMATCHED, before, None, (), (), (), False)
     row = matching[0]
-    named = tuple((name, guards[name]) for name in GUARDS if name in {lit.guard for lit in row.guards})
+    named = tuple((name, guards[name]) for name in dict.fromkeys(lit.guard for lit in row.guards))  # as the row writes them
     if row.invalid:
         return Outcome(Status.REFUSED, before, row, named, row.actions, (), False)
     after = mid._replace(**EVENTS[event].then)
