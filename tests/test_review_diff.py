@@ -53,7 +53,7 @@ def test_identical_specs_are_the_same_and_exit_0(tmp_path):
     result = run(tmp_path, SPEC_TEXT, SPEC_TEXT, "--format", "json")
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
-    assert document == {"same": True, "old": str(tmp_path / "old.md"), "new": str(tmp_path / "new.md"), "changes": []}
+    assert document == {"ok": True, "same": True, "old": str(tmp_path / "old.md"), "new": str(tmp_path / "new.md"), "changes": []}
 
 
 def test_reordered_rows_are_no_change_even_when_another_state_is_named_first():
@@ -103,7 +103,7 @@ def test_a_changed_next_state_is_reported_with_both_lines(tmp_path):
     result = run(tmp_path, SPEC_TEXT, new, "--format", "json")
     assert result.exit_code == 1
     document = json.loads(result.stdout)
-    assert document["same"] is False
+    assert document["same"] is False and document["ok"] is False  # ok, as every document has it: exit 0 or not
     [change] = [c for c in document["changes"] if c["kind"] == "behaviour"]
     line = line_of(SPEC_TEXT, BUSY_RELEASE)
     assert (change["state"], change["event"]) == ("OPEN", "floor_released")

@@ -210,7 +210,7 @@ def test_json_adds_the_sessions_to_the_diff_document_and_exit_1_when_some_differ
     result = run("diff", old, new, "--traces", str(folder), "--format", "json", "--jobs", "1")
     assert result.exit_code == 1, result.output
     document = json.loads(result.stdout)
-    assert set(document) == {"same", "old", "new", "changes", "traces"}
+    assert set(document) == {"ok", "same", "old", "new", "changes", "traces"} and document["ok"] is False
     traces = document["traces"]
     assert set(traces) == {"read", "events", "affected", "groups", "affected_traces", "unreached"}
     assert traces["read"] == len(traces_in(folder)) and traces["affected"] == len(traces["affected_traces"]) > 0

@@ -129,7 +129,7 @@ KINDS = ("behaviour", "name_added", "name_removed", "cap", "allowance_added", "a
 class DiffResult(Result):
     """The outcome of `diff`, shaped like its JSON output."""
 
-    _attributes = frozenset({"same"})
+    _attributes = frozenset({"ok", "same"})
 
     old: str
     new: str
@@ -145,8 +145,13 @@ class DiffResult(Result):
         """The tables differ, or some recorded session behaves differently (what exit 1 means)."""
         return not self.same or bool(self.traces is not None and self.traces.affected)
 
+    @property
+    def ok(self) -> bool:
+        """Nothing changed (exit 0): `ok`, as every other document has it, so a program reads one key."""
+        return not self.differs
+
     def to_dict(self) -> dict[str, Any]:
-        out = {"same": self.same, "old": self.old, "new": self.new, "changes": [c.to_dict() for c in self.changes]}
+        out = {"ok": self.ok, "same": self.same, "old": self.old, "new": self.new, "changes": [c.to_dict() for c in self.changes]}
         if self.traces is not None:
             out["traces"] = self.traces.to_dict()
         return out
