@@ -26,17 +26,29 @@ from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from gapstate.fuzzing.guide import guide_for
 from gapstate.fuzzing.goals import SAME_MS
-from gapstate.fuzzing.walk import AFTER, AT, BOOL, FRESH, REPEAT, Walk, moves_of, upto, wander, way_of
+from gapstate.fuzzing.guide import guide_for
+from gapstate.fuzzing.walk import (
+    AFTER,
+    AT,
+    BOOL,
+    FRESH,
+    REPEAT,
+    Walk,
+    moves_of,
+    upto,
+    wander,
+    way_of,
+)
+from gapstate.run.event import FIELDS, TEXTS, TIMES, fresh_id
 from gapstate.run.machine import Status
 from gapstate.run.replayer import Session, machine_for
-from gapstate.table.vocabulary import EVENTS, PAYLOADS, SEEN
 from gapstate.table.load import Spec, resolve
+from gapstate.table.vocabulary import EVENTS, PAYLOADS, SEEN
 
 __all__ = ["any_traces", "events", "traces"]
 
-_IDS = tuple(f"iv-{n}" for n in range(1, 7))
+_IDS = tuple(fresh_id(n) for n in range(1, 7))
 _GAPS = (0, 0, 1, 5, 40, 250, 1000)  # ms between events: equal times are common
 _GAP = st.integers(0, len(_GAPS) - 1)
 _MORE = st.integers(0, 255)  # 0 twice stops the trace: long traces, and stopping is what shrinks
@@ -170,7 +182,7 @@ def _step(draw: st.DrawFn, drawing: _Drawing) -> tuple[dict[str, Any], int] | No
         field = PAYLOADS[name].field
         reference = session.horizon()
         if way == FRESH:
-            item[field] = next((i for i in _IDS if i not in session.seen), f"iv-{len(session.seen) + 1}")
+            item[field] = next((i for i in _IDS if i not in session.seen), fresh_id(len(session.seen) + 1))
         elif way == REPEAT:
             if planned is not None:
                 item[field] = walk.repeated_id(draw, planned.how)
@@ -260,16 +272,11 @@ def any_traces(spec: Any = None, max_size: int = 30) -> st.SearchStrategy[list[A
         st.text(max_size=8),
         names,
     )
-    keys = st.one_of(st.sampled_from(("event", "t", "id", "speech_start")), st.text(max_size=6))
+    keys = st.one_of(st.sampled_from(FIELDS), st.text(max_size=6))
     loose = st.dictionaries(keys, scalar, max_size=5)
-    labelled = st.fixed_dictionaries(
-        {"event": names},
-        optional={
-            "t": st.integers(min_value=-5, max_value=5000),
-            "id": st.sampled_from(_IDS + ("",)),
-            "speech_start": st.integers(min_value=-5, max_value=5000),
-        },
-    )
+    near = {key: st.integers(min_value=-5, max_value=5000) for key in TIMES}  # times, some negative
+    near.update({key: st.sampled_from(_IDS + ("",)) for key in TEXTS})  # ids, some empty
+    labelled = st.fixed_dictionaries({"event": names}, optional={key: near[key] for key in FIELDS if key != "event"})
     item = st.one_of(events(spec), labelled, labelled, loose, scalar, st.lists(scalar, max_size=3))
     # Well-formed events in any order, times left out so they never go back:
     # what an interpreter must refuse as invalid_event or after_session_end.

@@ -5,10 +5,10 @@ from __future__ import annotations
 import functools
 
 import gapstate
+from gapstate.conformance.reasons import guard_reasons
+from gapstate.run.event import Event
 from gapstate.run.machine import Status
 from gapstate.run.replayer import Session, machine_for
-from gapstate.run.trace import Event
-from gapstate.conformance.reasons import guard_reasons
 
 LOSS = {"event": "loss_voiced", "t": 120, "id": "iv-1"}
 RELEASE = {"event": "floor_released", "t": 300}

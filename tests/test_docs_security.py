@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from gapstate.cli.output import escape
-from gapstate.run.trace import LATEST
 from gapstate.files.source import MAX_LINE
+from gapstate.run.event import LATEST
 from gapstate.table.model import MAX_CAP_DIGITS
 
 from .support import ROOT

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 import gapstate
 from gapstate.findings import KINDS
 from gapstate.proof.explore import explore
+from gapstate.run.event import Event
 from gapstate.run.machine import Status
 from gapstate.run.replayer import Session, machine_for
-from gapstate.run.trace import Event
-from gapstate.table.load import parse_spec
 from gapstate.strategies import any_traces, traces
+from gapstate.table.load import parse_spec
 
 from .support import SPEC_TEXT
 

@@ -9,8 +9,9 @@ import msgspec
 import pytest
 
 import gapstate
+from gapstate.run.event import Event
 from gapstate.run.lines import BLANK, file_batches, same_text
-from gapstate.run.trace import Event, read_trace
+from gapstate.run.trace import read_trace
 
 
 def test_batches_hold_whole_lines_without_a_byte_order_mark_and_mark_blank_lines(monkeypatch):

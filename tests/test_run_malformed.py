@@ -101,7 +101,7 @@ def test_every_malformed_line_is_reported_not_just_the_first(tmp_path):
 
 
 def test_past_the_limit_malformed_lines_are_counted(tmp_path):
-    from gapstate.run.trace import MAX_PROBLEMS
+    from gapstate.run.malformed import MAX_PROBLEMS
 
     path = write_trace(tmp_path, *(["[1]"] * (MAX_PROBLEMS + 5)))
     error = json.loads(replay(path, "--format", "json").stdout)["error"]

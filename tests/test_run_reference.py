@@ -17,11 +17,12 @@ from hypothesis import strategies as st
 
 import gapstate
 from gapstate.errors import GapstateError
-from gapstate.run import lines as line_reader, reference, trace
+from gapstate.run import lines as line_reader
+from gapstate.run import malformed, reference, trace
+from gapstate.run.event import Event, as_dict
 from gapstate.run.replayer import Session, machine_for
-from gapstate.run.trace import Event
-from gapstate.table.vocabulary import COUNTERS, EVENTS, FLAGS, Config
 from gapstate.strategies import any_traces, events, traces
+from gapstate.table.vocabulary import COUNTERS, EVENTS, FLAGS, Config
 
 SPEC = gapstate.load_spec()
 TABLE = SPEC.table
@@ -107,9 +108,9 @@ def test_the_chunked_reader_reads_as_the_plain_reader(lines, chunk, bom):
     with chunks_of(chunk):
         reader = trace.Events("<t>", line_reader.file_batches(io.BytesIO(data), "<t>"))
         try:
-            got = [{k: getattr(e, k) for k in reference.FIELDS if getattr(e, k) is not trace.UNSET} for e in reader]
+            got = [as_dict(e) for e in reader]
         except GapstateError as error:
-            assert [p.line for p in error.problems] == bad[: trace.MAX_PROBLEMS]
+            assert [p.line for p in error.problems] == bad[: malformed.MAX_PROBLEMS]
         else:
             assert bad == [] and got == expected
 

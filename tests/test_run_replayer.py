@@ -616,9 +616,9 @@ def test_an_event_no_row_matches_stops_the_replay_saying_the_table_is_not_total(
 
 def test_a_session_decides_dup_alike_whether_its_ids_are_few_or_kept_as_digests():
     """The loop's plain-set path (few short ids) and the Ids path (past the limit, or long ids) say the same."""
+    from gapstate.run.event import Event
     from gapstate.run.ids import Ids
     from gapstate.run.replayer import Session, machine_for
-    from gapstate.run.trace import Event
 
     spec = load_spec()
     names = [f"iv-{n % 7}" for n in range(40)] + ["y" * 50, "iv-1", "y" * 50, "iv-99"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gapstate.run.trace import Event
+from gapstate.run.event import Event
 from gapstate.table.vocabulary import (
     ACTIONS,
     CHOICE_OF,

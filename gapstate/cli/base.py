@@ -128,8 +128,8 @@ def read_spec(choice: Any) -> Any:
 
 def read_spec_bytes(choice: Any) -> tuple[Any, bytes]:
     """The spec and the bytes it was parsed from, read once (standard input cannot be read twice)."""
-    from gapstate.table.load import BUNDLED_NAME, parse_spec
     from gapstate.files.source import decode_text, label, read_bytes
+    from gapstate.table.load import BUNDLED_NAME, parse_spec
 
     try:
         data = read_bytes(choice.path)
@@ -288,7 +288,11 @@ JOBS = click.option(
 
 
 def _split_field(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is not None and (value in ("event", "t", "id", "speech_start") or not value):
+    from gapstate.run.event import (
+        FIELDS,  # here, not at import: `classify` loads no msgspec
+    )
+
+    if value is not None and (value in FIELDS or not value):
         raise click.BadParameter(f"'{value}' is a field of the events themselves; name the field that tells sessions apart")
     return value
 

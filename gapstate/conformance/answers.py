@@ -11,9 +11,9 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from gapstate.run.event import PAYLOAD_FIELDS, Event
 from gapstate.run.machine import Status
 from gapstate.run.replayer import Session, counters
-from gapstate.run.trace import Event
 from gapstate.table.vocabulary import COUNTERS
 
 REFUSALS = ("invalid_event", "after_session_end")
@@ -29,7 +29,7 @@ def wire(trace: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     for item in trace:
         t = item.get("t", t)
         event: dict[str, Any] = {"event": item["event"], "t": t}
-        for key in ("id", "speech_start"):
+        for key in PAYLOAD_FIELDS:
             if key in item:
                 event[key] = item[key]
         out.append(event)

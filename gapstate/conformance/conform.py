@@ -14,13 +14,20 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from gapstate.results import Result
+from gapstate.conformance.answers import (
+    differences,
+    protocol_problem,
+    shown,
+    table_answer,
+    wire,
+)
 from gapstate.errors import GapstateError
+from gapstate.results import Result
+from gapstate.run.event import TEXTS, TIMES, Event, fresh_id
 from gapstate.run.machine import Machine
 from gapstate.run.replayer import Session, machine_for
-from gapstate.run.trace import Event
 from gapstate.table.load import Spec
-from gapstate.conformance.answers import shown, differences, protocol_problem, table_answer, wire
+
 
 class Implementation(Protocol):
     """What conform drives: a fresh session on `reset()`, one answer per `step(event)`."""
@@ -163,41 +170,47 @@ def _simpler(trace: tuple[dict[str, Any], ...]) -> Iterator[tuple[dict[str, Any]
         size //= 2
     ids = _ids(trace)
     for index, event in enumerate(trace):
-        if "id" in event:
-            for other in ids[: ids.index(event["id"])]:
-                yield trace[:index] + ({**event, "id": other},) + trace[index + 1 :]
+        for key in TEXTS:
+            if key in event:
+                for other in ids[: ids.index(event[key])]:
+                    yield trace[:index] + ({**event, key: other},) + trace[index + 1 :]
     for index, event in enumerate(trace):
         gap = event["t"] - (trace[index - 1]["t"] if index else 0)
         for pull in dict.fromkeys((gap, gap // 2)):
             if pull > 0:
                 yield trace[:index] + tuple(_earlier(later, pull) for later in trace[index:])
-        speech = event.get("speech_start")
-        if type(speech) is int and 0 < event["t"] - speech < gap:  # evidence pulled back to its speech, which stays
-            pull = event["t"] - speech
-            yield trace[:index] + ({**event, "t": speech},) + tuple(_earlier(later, pull) for later in trace[index + 1 :])
-    names = {ident: f"iv-{n}" for n, ident in enumerate(ids, start=1)}
+        for key in _PAYLOAD_TIMES:
+            speech = event.get(key)
+            if type(speech) is int and 0 < event["t"] - speech < gap:  # evidence pulled back to its speech, which stays
+                pull = event["t"] - speech
+                yield trace[:index] + ({**event, "t": speech},) + tuple(_earlier(later, pull) for later in trace[index + 1 :])
+    names = {ident: fresh_id(n) for n, ident in enumerate(ids, start=1)}
     if any(ident != name for ident, name in names.items()):
-        yield tuple({**e, "id": names[e["id"]]} if "id" in e else e for e in trace)
+        yield tuple({**e, **{key: names[e[key]] for key in TEXTS if key in e}} for e in trace)
+
+
+_PAYLOAD_TIMES = TIMES[1:]  # the payload fields holding times, pulled back with their event's `t`
 
 
 def _earlier(event: dict[str, Any], gap: int) -> dict[str, Any]:
-    """The event `gap` ms earlier, its speech too (never before 0)."""
+    """The event `gap` ms earlier, its payload's times too (never before 0)."""
     moved = {**event, "t": event["t"] - gap}
-    if "speech_start" in event and type(event["speech_start"]) is int:
-        moved["speech_start"] = max(0, event["speech_start"] - gap)
+    for key in _PAYLOAD_TIMES:
+        if key in event and type(event[key]) is int:
+            moved[key] = max(0, event[key] - gap)
     return moved
 
 
 def _ids(trace: Sequence[dict[str, Any]]) -> list[str]:
     """The interval ids of a trace in order of first appearance."""
-    return list(dict.fromkeys(event["id"] for event in trace if "id" in event))
+    return list(dict.fromkeys(event[key] for event in trace for key in TEXTS if key in event))
 
 
 def _size(trace: Sequence[dict[str, Any]]) -> tuple[int, int, int, int]:
     """What shrinking lowers: the events, how late in the id order each loss's id comes, the time, then the ids' names."""
     ids = _ids(trace)
-    named = sum(ident != f"iv-{n}" for n, ident in enumerate(ids, start=1))
-    return len(trace), sum(ids.index(event["id"]) for event in trace if "id" in event), sum(e["t"] for e in trace), named
+    named = sum(ident != fresh_id(n) for n, ident in enumerate(ids, start=1))
+    return len(trace), sum(ids.index(event[key]) for event in trace for key in TEXTS if key in event), sum(e["t"] for e in trace), named
 
 
 def explained(machine: Machine, found: Divergence) -> Divergence:

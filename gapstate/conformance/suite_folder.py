@@ -33,7 +33,10 @@ def load(folder: str | Path) -> list[tuple[str, list[dict[str, Any]]]]:
         for index, name in enumerate(names):
             why = _outside(base, name)
             if why is not None:
-                from gapstate.attribution.positions import locate, position  # JSON paths to lines and columns
+                from gapstate.attribution.positions import (  # JSON paths to lines and columns
+                    locate,
+                    position,
+                )
 
                 line, column = position(text, locate(text), ("traces", index, "trace"))
                 raise GapstateError(f"traces[{index}].trace: {why}", str(manifest), line, column)
@@ -46,9 +49,10 @@ def load(folder: str | Path) -> list[tuple[str, list[dict[str, Any]]]]:
 
 def load_trace(path: str | Path) -> list[dict[str, Any]]:
     """One trace file's events as dicts, `t` filled in; a malformed trace raises GapstateError naming its line."""
+    from gapstate.run.event import as_dict
     from gapstate.run.trace import read_trace
 
-    return [_as_dict(item) for item in read_trace(path)]
+    return [as_dict(item) for item in read_trace(path)]
 
 
 def is_suite(folder: Path) -> bool:
@@ -91,11 +95,3 @@ def _outside(base: Path, name: Any) -> str | None:
         return f"{shown} is not a regular file"
     return None
 
-
-def _as_dict(item: Any) -> dict[str, Any]:
-    event: dict[str, Any] = {"event": item.event, "t": item.t}
-    for key in ("id", "speech_start"):
-        value = getattr(item, key)
-        if isinstance(value, (str, int)):
-            event[key] = value
-    return event

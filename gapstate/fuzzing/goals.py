@@ -22,9 +22,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from gapstate.run.event import Event
 from gapstate.run.machine import Machine, Status
 from gapstate.run.replayer import Session
-from gapstate.run.trace import Event
 from gapstate.table.vocabulary import ENDINGS, WRITE_OFFS, Config
 
 # How a step is realized (Way.how); "" is the default.

@@ -17,12 +17,25 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from gapstate.fuzzing.goals import (
+    AFTER,
+    AT,
+    AT_DUP,
+    BEFORE,
+    EPISODE,
+    KINDS,
+    SETTLED,
+    WRITTEN_OFF,
+    Goal,
+    Story,
+    Way,
+    retell,
+)
+from gapstate.fuzzing.guide import Guide
+from gapstate.run.event import Event
 from gapstate.run.machine import Status
 from gapstate.run.replayer import Session
-from gapstate.run.trace import Event
 from gapstate.table.vocabulary import ENDINGS, PAYLOADS, SEEN, WRITE_OFFS
-from gapstate.fuzzing.goals import AFTER, AT, AT_DUP, BEFORE, EPISODE, KINDS, SETTLED, WRITTEN_OFF, Goal, Story, Way, retell
-from gapstate.fuzzing.guide import Guide
 
 BOOL = st.booleans()
 

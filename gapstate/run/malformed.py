@@ -3,36 +3,35 @@
 The checks a decoded event must pass (a known event, time that does not go
 back, the payload field its event needs, no field given twice) and the
 diagnosis of a line the decoder refused (not JSON, a field of the wrong
-kind, out of range), with no decoder text. The reader (`run.trace`) calls
-them on the slow path, a line at a time; its fast path does the same checks
-inline, and tests/test_run_reference.py holds both to a plain reference.
+kind, out of range), with no decoder text. The check itself is
+`event.settle`, which the reader (`run.trace`) runs on whole batches; this
+module says in words what it found, and tests/test_run_reference.py holds
+both to a plain reference.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
-
-from msgspec import UNSET
+from typing import Any
 
 from gapstate.errors import GapstateError, Problem
 from gapstate.files.source import long_number
+from gapstate.run.event import (
+    BACK,
+    FIELDS,
+    LATEST,
+    NEEDS,
+    SAYS,
+    TEXTS,
+    TIMES,
+    UNKNOWN,
+    Event,
+    given,
+    settle,
+)
 from gapstate.table.vocabulary import EVENTS, PAYLOADS, closest
 
-if TYPE_CHECKING:
-    from gapstate.run.trace import Event
-
-# The latest time a trace may give, in ms: a signed 64-bit integer, as
-# implementations keep it. Every way in (file, stdin, dicts, vectors) is
-# held to it by `Event`, so all say the same.
-LATEST = 2**63 - 1
-
-
-FIELDS = ("event", "t", "id", "speech_start")
-# The field each event requires: the one its payload sets a guard from.
-NEEDS = {event: payload.field for event, payload in PAYLOADS.items()}
-assert set(NEEDS.values()) <= set(FIELDS), "a payload field the trace format lacks"
 KNOWN = ", ".join(EVENTS)
 
 # A trace with more malformed lines than this is reported by its first ones
@@ -114,7 +113,7 @@ def shape(value: Any, text: str) -> tuple[str, int | None]:
         return "missing the 'event' field", 1
     if not isinstance(value["event"], str):
         return f"'event' must be a string naming an event, not {kind(value['event'])}", field_column(text, "event")
-    for key in ("t", "speech_start"):
+    for key in TIMES:
         if key in value:
             number = value[key]
             if isinstance(number, float):
@@ -129,15 +128,17 @@ def shape(value: Any, text: str) -> tuple[str, int | None]:
                 return f"'{key}' must not be negative ({number})", field_column(text, key)
             if number > LATEST:
                 return f"'{key}' is past the latest time a trace may give ({LATEST} ms): {number}", field_column(text, key)
-    if "id" in value:
-        if not isinstance(value["id"], str):
-            return f"'id' must be a string (the interval id), not {kind(value['id'])}", field_column(text, "id")
-        if not value["id"]:
-            return "'id' must not be empty", field_column(text, "id")
+    for key in TEXTS:
+        if key not in value:
+            continue
+        if not isinstance(value[key], str):
+            return f"'{key}' must be a string ({SAYS[key]}), not {kind(value[key])}", field_column(text, key)
+        if not value[key]:
+            return f"'{key}' must not be empty", field_column(text, key)
         try:
-            value["id"].encode("utf-8")
+            value[key].encode("utf-8")
         except UnicodeEncodeError:
-            return "'id' must be Unicode text: it holds a lone surrogate escape (\\ud800 to \\udfff)", field_column(text, "id")
+            return f"'{key}' must be Unicode text: it holds a lone surrogate escape (\\ud800 to \\udfff)", field_column(text, key)
     if value["event"] not in EVENTS:  # the decoder knows the names: past every other check, as `check_event` is
         return unknown_event(value["event"], text)
     return "not a valid event", 1
@@ -150,21 +151,18 @@ def unknown_event(name: str, text: str) -> tuple[str, int | None]:
     return f"unknown event '{name}'; {hint}", field_column(text, "event")
 
 
-def check_event(raw: Any, last: int, unset: Any, text: str) -> tuple[str, int | None] | None:
-    """What is wrong with a decoded line, given the previous event's time; fills in `t`."""
-    name = raw.event
-    if name not in EVENTS:
-        return unknown_event(name, text)
-    t = raw.t
-    if t is unset:
-        raw.t = last
-    elif t < last:
-        return f"'t' goes back in time: {t} after {last}", field_column(text, "t")
-    payload = PAYLOADS.get(name)
-    if payload is not None and getattr(raw, payload.field) is unset:
-        article = "an" if payload.field[0] in "aeiou" else "a"
-        return f"{name} needs {article} '{payload.field}' ({payload.says})", 1
-    return None
+def check_event(raw: Event, last: int, text: str) -> tuple[str, int | None] | None:
+    """What `event.settle` finds wrong with a decoded line after an event at `last`, in words; fills in `t`."""
+    fault = settle((raw,), last)[2]
+    if fault is None:
+        return None
+    if fault == UNKNOWN:
+        return unknown_event(raw.event, text)
+    if fault == BACK:
+        return f"'t' goes back in time: {raw.t} after {last}", field_column(text, "t")
+    field = NEEDS[raw.event]
+    article = "an" if field[0] in "aeiou" else "a"
+    return f"{raw.event} needs {article} '{field}' ({PAYLOADS[raw.event].says})", 1
 
 
 def file_hint(problems: list[Problem]) -> str:
@@ -210,8 +208,7 @@ def repeated(raw: Event, data: Any) -> tuple[str, int | None] | None:
     """
     if not isinstance(data, bytes):
         return None  # a dict cannot repeat a key
-    fields = 1 + (raw.t is not UNSET) + (raw.id is not UNSET) + (raw.speech_start is not UNSET)
-    if data.count(b":") <= fields:
+    if data.count(b":") <= given(raw):
         return None
     text = data.decode("utf-8")
     seen: set[str] = set()

@@ -17,24 +17,24 @@ from __future__ import annotations
 import json
 import signal
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field as _field
+from dataclasses import dataclass
+from dataclasses import field as _field
 from functools import lru_cache, partial
 from typing import Any
 
 import msgspec
-from msgspec import UNSET
 
 from gapstate.errors import GapstateError
+from gapstate.files.source import label, open_lines
+from gapstate.run.event import Event, given
 from gapstate.run.lines import BLANK, file_batches, object_ends
 from gapstate.run.malformed import check_event, diagnose, kind, repeated, shape, text_of
 from gapstate.run.replayer import Session, Step, Stop
-from gapstate.run.trace import Event, read_trace
-from gapstate.files.source import label, open_lines
+from gapstate.run.trace import read_trace
 
 # A log is hostile input too: the sessions it may open, and how long a session's name may be.
 MAX_SESSIONS = 1_000_000
 MAX_KEY = 200
-EVENT_FIELDS = ("event", "t", "id", "speech_start")
 
 # What a caller gathers per session: a factory of (the record callback for each step, what it fills).
 Tally = Callable[[], tuple[Callable[[Step], None] | None, Any]]
@@ -162,7 +162,7 @@ def _replay_log(machine: Any, path: str, split_by: str, tally: Tally, keep_going
                     live = sessions[name] = _Open(Session(machine), *tally())
                 if live.bad is not None:
                     continue
-                wrong = check_event(raw, live.last, UNSET, "")
+                wrong = check_event(raw, live.last, "")
                 if wrong is not None:
                     live.bad = UnusableTrace(f"{source}#{name}", line, f"session {name}: {wrong[0]}", source)
                     if not keep_going:
@@ -200,9 +200,8 @@ def _decode(decoder: Any, chunk: bytes, lines: Any, first: int, split_by: str) -
     except msgspec.MsgspecError:
         decoded = None
     if decoded is not None and len(decoded) == len(lines) == object_ends(chunk):
-        # every key needs a ':', so a chunk with no more of them than fields set repeats none
-        fields = sum(2 + (raw.t is not UNSET) + (raw.id is not UNSET) + (raw.speech_start is not UNSET) for raw in decoded)
-        if chunk.count(b":") == fields:
+        # every key needs a ':' (the session's too), so a chunk with no more of them than fields given repeats none
+        if chunk.count(b":") == sum(map(given, decoded)) + len(decoded):
             return [(raw, first + i) for i, raw in enumerate(decoded)], None
     items: list[tuple[Any, int]] = []
     for number, data in enumerate(lines, start=first):

@@ -14,11 +14,20 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from gapstate.run.machine import Outcome, Status
 from gapstate.files.source import as_lf
+from gapstate.run.event import FIELDS, LATEST, TEXTS, TIMES
+from gapstate.run.machine import Outcome, Status
 from gapstate.table.model import Table
 from gapstate.table.rules import RULES, Transition
-from gapstate.table.vocabulary import COMMITS, EVENTS, GUARDS, PAYLOADS, SEEN, Config, action
+from gapstate.table.vocabulary import (
+    COMMITS,
+    EVENTS,
+    GUARDS,
+    PAYLOADS,
+    SEEN,
+    Config,
+    action,
+)
 
 
 def step(table: Table, before: Config, event: str, choice: bool = False) -> Outcome:
@@ -83,8 +92,7 @@ def replay(table: Table, events: Iterable[Any]) -> Iterator[tuple[Outcome, Confi
             return
 
 
-FIELDS = ("event", "t", "id", "speech_start")
-_WHOLE = range(0, 2**63)  # a time is a whole number of milliseconds that fits a signed 64-bit integer
+_WHOLE = range(0, LATEST + 1)  # a time is a whole number of milliseconds that fits a signed 64-bit integer
 
 
 def _unicode(text: str) -> bool:
@@ -107,11 +115,12 @@ def _event(text: str, last: int) -> dict[str, Any] | None:
         return None  # not an object, or a field named twice (anywhere in the line)
     if not set(value) <= set(FIELDS) or value.get("event") not in EVENTS:
         return None
-    for key in ("t", "speech_start"):
+    for key in TIMES:
         if key in value and not (type(value[key]) is int and value[key] in _WHOLE):
             return None
-    if "id" in value and not (isinstance(value["id"], str) and value["id"] and _unicode(value["id"])):
-        return None
+    for key in TEXTS:
+        if key in value and not (isinstance(value[key], str) and value[key] and _unicode(value[key])):
+            return None
     payload = PAYLOADS.get(value["event"])
     if payload is not None and payload.field not in value:
         return None

@@ -18,12 +18,12 @@ import msgspec
 from gapstate.results import Result
 from gapstate.run.ids import SHORT, Ids
 from gapstate.run.machine import Machine, Outcome, Status, compiled
+from gapstate.table.load import Spec
 from gapstate.table.rules import RULES
 from gapstate.table.vocabulary import AFTER, CHOICE_OF, COUNTERS, PAYLOADS, SEEN, Config
-from gapstate.table.load import Spec
 
 if TYPE_CHECKING:
-    from gapstate.run.trace import Event
+    from gapstate.run.event import Event
 
 _DESCRIPTIONS = {rule.id: rule.description for rule in RULES}
 

@@ -3,10 +3,10 @@
 msgspec decodes the lines straight into `Event`, a typed struct that forbids
 unknown fields, and a whole chunk of lines in one call (see `Events`). The
 reader yields events as it goes and never holds the file. Only what
-reads or builds events imports this module (and msgspec with it): `check`
-writes its traces with `proof.traces.concretize` and reads none. Reading whole
-lines within a bound is `run.lines`; what is wrong with a line, in the
-trace's words, is `run.malformed`.
+reads traces imports this module: `check` writes its traces with
+`proof.traces.concretize` and reads none. The event and its one check are
+`run.event`; reading whole lines within a bound is `run.lines`; what is
+wrong with a line, in the trace's words, is `run.malformed`.
 """
 
 from __future__ import annotations
@@ -14,17 +14,23 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
+from typing import Any, NoReturn
 
 import msgspec
-from msgspec import UNSET, UnsetType
 
 from gapstate.errors import Problem
-from gapstate.run.lines import BLANK, dict_batches, file_batches, object_ends, remaining, same_text
+from gapstate.files.source import MAX_LINE, label, open_lines
+from gapstate.run.event import Event, given, settle
+from gapstate.run.lines import (
+    BLANK,
+    dict_batches,
+    file_batches,
+    object_ends,
+    remaining,
+    same_text,
+)
 from gapstate.run.malformed import (
-    LATEST,
     MAX_PROBLEMS,
-    NEEDS,
     check_event,
     diagnose,
     file_hint,
@@ -33,31 +39,6 @@ from gapstate.run.malformed import (
     text_of,
     unusable,
 )
-from gapstate.files.source import MAX_LINE, label, open_lines
-from gapstate.table.vocabulary import EVENTS
-
-
-if TYPE_CHECKING:
-    Name = str
-else:
-    Name = Literal[tuple(EVENTS)]  # so the decoder refuses an unknown name, and hands on the vocabulary's own string
-
-
-class Event(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """One event of a trace: what a line decodes into, what the reader yields, what strategies build.
-
-    A msgspec struct, so a line decodes straight into it with nothing copied
-    on the way. The decoder checks the name is known (a line it refuses is
-    read again to say why: `malformed.shape`). A field the line leaves out is `UNSET`; the reader fills in
-    `t` from the previous event and checks that an event whose payload sets
-    a guard has that field (`vocabulary.PAYLOADS`: `id`, `speech_start`).
-    """
-
-    event: Name
-    t: Annotated[int, msgspec.Meta(ge=0, le=LATEST)] | UnsetType = UNSET
-    id: Annotated[str, msgspec.Meta(min_length=1)] | UnsetType = UNSET
-    speech_start: Annotated[int, msgspec.Meta(ge=0, le=LATEST)] | UnsetType = UNSET
-
 
 _DECODER = msgspec.json.Decoder(Event)
 _DECODE = _DECODER.decode
@@ -106,7 +87,7 @@ class Events:
         return self._first + index - self._start
 
     def _checked(self) -> Iterator[list[Event]]:
-        decode_batch, failure, unset, needs = self._decode_batch, msgspec.MsgspecError, UNSET, NEEDS
+        decode_batch, failure = self._decode_batch, msgspec.MsgspecError
         from_file = self._from_file
         batches = iter(self._batches)
         last = 0
@@ -129,24 +110,15 @@ class Events:
                 good = True
                 lines.count = len(decoded)
             else:
-                good = len(decoded) == len(lines) == object_ends(batch) and batch.count(b":") == _fields(decoded)
+                # every key needs a ':', so a batch with no more of them than fields given repeats no key
+                good = len(decoded) == len(lines) == object_ends(batch) and batch.count(b":") == sum(map(given, decoded))
             number += len(lines)
             if good:
-                before = last
-                for raw in decoded:  # what `malformed.check_event` does, inline (the decoder knows the names)
-                    t = raw.t
-                    if t is unset:
-                        raw.t = last
-                    elif t < last:
-                        good = False
-                        break
-                    else:
-                        last = t
-                    if raw.event in needs and getattr(raw, needs[raw.event]) is unset:
-                        good = False
-                        break
-                if not good:
-                    last = before
+                _, settled, fault = settle(decoded, last)  # the whole batch in one call
+                if fault is None:
+                    last = settled
+                else:
+                    good = False
             if not good:
                 decoded, numbers = self._slow(lines, first, last, batches, number)
                 if decoded:
@@ -158,7 +130,7 @@ class Events:
     def _slow(self, lines: Iterable[Any], first: int, last: int, batches: Iterator[tuple[Any, Any]],
               after: int) -> tuple[list[Event], list[int]]:
         """A line at a time: the events and their lines, or at a malformed line, every problem raised."""
-        decode, unset, failure = self._decode, UNSET, msgspec.MsgspecError
+        decode, failure = self._decode, msgspec.MsgspecError
         events: list[Event] = []
         numbers: list[int] = []
         rows = enumerate(lines, start=first)
@@ -169,15 +141,16 @@ class Events:
                 raw = decode(data)
             except failure:
                 self._problems(number, data, last, remaining(rows, batches, after))
-            if repeated(raw, data) is not None or check_event(raw, last, unset, "") is not None:
+            if repeated(raw, data) is not None or settle((raw,), last)[2] is not None:
                 self._problems(number, data, last, remaining(rows, batches, after))
             last = raw.t
             events.append(raw)
             numbers.append(number)
         return events, numbers
+
     def _problems(self, number: int, data: Any, last: int, lines: Iterator[tuple[int, Any]]) -> NoReturn:
         """Read the rest of the lines, collecting what is wrong with each, then raise."""
-        unset, decode, failure = UNSET, self._decode, msgspec.MsgspecError
+        decode, failure = self._decode, msgspec.MsgspecError
         problems: list[Problem] = []
         more = 0
         for number, data in itertools.chain([(number, data)], lines):
@@ -197,7 +170,7 @@ class Events:
                 except failure:
                     found = diagnose(text) if isinstance(data, (bytes, str)) else shape(data, text)
                 else:
-                    found = repeated(raw, data) or check_event(raw, last, unset, text)
+                    found = repeated(raw, data) or check_event(raw, last, text)
                     if found is None:
                         last = raw.t
                         continue
@@ -207,24 +180,6 @@ class Events:
             else:
                 more += 1
         raise unusable(self.source, problems, more, file_hint(problems) if self._from_file else "")
-
-
-def _fields(decoded: list[Event]) -> int:
-    """How many fields the events were given (before `t` is filled in).
-
-    Every key needs a ':', so a batch with no more of them than this repeats
-    no key (msgspec keeps the last of two without a word).
-    """
-    unset = UNSET
-    fields = len(decoded)
-    for raw in decoded:
-        if raw.t is not unset:
-            fields += 1
-        if raw.id is not unset:
-            fields += 1
-        if raw.speech_start is not unset:
-            fields += 1
-    return fields
 
 
 def read_trace(path: str | Path, limit: int = MAX_LINE) -> Events:
