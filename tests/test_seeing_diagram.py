@@ -67,10 +67,29 @@ def test_coverage_splits_arrows_by_whether_their_rows_fired():
     assert 'color="#cf222e"' in dot(diagram)
 
 
+def test_coverage_tells_fired_from_never_fired_arrows_without_colour_too():
+    """Line weight and words, in both renderers: a colour-blind reader or a grey print still tells them apart."""
+    from gapstate.seeing.diagram import NEVER_FIRED
+
+    diagram = build(TABLE, fired={r.line for r in TABLE.rows if r.event == "loss_voiced"})
+    links = [line for line in mermaid(diagram).splitlines() if "|" in line and "state_" in line]
+    edges = [line for line in dot(diagram).splitlines() if " -> " in line and "start_" not in line]
+    assert len(links) == len(edges) == len(diagram.arrows)
+    for arrow, link, edge in zip(diagram.arrows, links, edges):
+        if arrow.fired is True:
+            assert " ==>|" in link and "penwidth=3" in edge and NEVER_FIRED not in link + edge
+        elif arrow.fired is False:
+            assert f'-->|"{NEVER_FIRED}<br>' in link and f'label="{NEVER_FIRED}\\n' in edge and "penwidth=1" in edge
+        else:
+            assert "==>" not in link and "penwidth" not in edge and NEVER_FIRED not in link + edge
+    assert {arrow.fired for arrow in diagram.arrows} >= {True, False}
+    assert "==>" not in mermaid(build(TABLE)) and "penwidth" not in dot(build(TABLE))  # without coverage, as before
+
+
 def test_mermaid_link_styles_point_at_the_arrows_they_colour():
     diagram = build(TABLE, all_rows=True, fired={r.line for r in TABLE.rows if r.event == "send_ok"})
     lines = mermaid(diagram).splitlines()
-    links = [line for line in lines if "-->" in line or "-.->" in line]
+    links = [line for line in lines if "-->" in line or "-.->" in line or "==>" in line]
     for style in (line for line in lines if line.strip().startswith("linkStyle")):
         index = int(style.split()[1])
         arrow = diagram.arrows[index - 1]

@@ -8,7 +8,10 @@ events, guards and actions, identical labels merged (a `*` row drawn from
 every state, or guards written in another order). Rows that stay (`=`) and
 `invalid` rows are drawn only when asked for; allow-listed unreachable rows
 are dashed. With coverage, each arrow is split by whether recorded traces
-fired its rows, and coloured so.
+fired its rows, and told so three ways, so neither colour blindness nor a
+grey print loses it: colour (green, red), line weight (fired arrows thick,
+never-fired ones thin) and words (a never-fired arrow's first label line
+is `NEVER_FIRED`).
 
 The marked block (a fenced ```mermaid block right after a line
 `<!-- gapstate:graph -->`) is how a spec carries its own diagram: `check`
@@ -93,6 +96,12 @@ def build(table: Table, all_rows: bool = False, fired: set[int] | None = None) -
 # Mermaid ---------------------------------------------------------------------
 
 _FIRED, _NEVER, _GREY = "#1a7f37", "#cf222e", "#8c959f"
+NEVER_FIRED = "(never fired)"  # the first label line of an arrow whose rows no trace fired
+
+
+def _labels(arrow: Arrow) -> tuple[str, ...]:
+    """The arrow's label lines; a never-fired arrow says so in words, not only in red."""
+    return (NEVER_FIRED, *arrow.labels) if arrow.fired is False else arrow.labels
 
 
 def _mermaid_text(text: str) -> str:
@@ -108,12 +117,13 @@ def mermaid(diagram: Diagram) -> str:
         lines.append(f'    {node[state]}(["{_mermaid_text(state)}"])')
     styles: list[str] = []
     for index, arrow in enumerate(diagram.arrows, start=1):  # link 0 is the start arrow
-        link = "-.->" if arrow.kind in (ALLOWED, REFUSAL) else "-->"
-        label = "<br>".join(_mermaid_text(text) for text in arrow.labels)
+        link = "-.->" if arrow.kind in (ALLOWED, REFUSAL) else "==>" if arrow.fired else "-->"
+        label = "<br>".join(_mermaid_text(text) for text in _labels(arrow))
         lines.append(f'    {node[arrow.source]} {link}|"{label}"| {node[arrow.target]}')
         colour = _arrow_colour(arrow)
         if colour:
-            styles.append(f"    linkStyle {index} stroke:{colour},color:{colour}")
+            width = {True: ",stroke-width:4px", False: ",stroke-width:1px"}.get(arrow.fired, "")
+            styles.append(f"    linkStyle {index} stroke:{colour},color:{colour}{width}")
     lines.append("    style start_ fill:#24292f,stroke:#24292f")
     lines.append(f"    style {node[diagram.initial]} stroke-width:3px")
     lines.extend(styles)
@@ -152,7 +162,7 @@ def dot(diagram: Diagram) -> str:
         extra = ", peripheries=2" if state == diagram.initial else ""
         lines.append(f"    {_dot_text(state)} [label={_dot_text(state)}{extra}];")
     for arrow in diagram.arrows:
-        attributes = [f"label={_dot_text(*arrow.labels)}"]
+        attributes = [f"label={_dot_text(*_labels(arrow))}"]
         if arrow.kind == ALLOWED:
             attributes.append("style=dashed")
         elif arrow.kind == REFUSAL:
@@ -160,6 +170,8 @@ def dot(diagram: Diagram) -> str:
         colour = _arrow_colour(arrow)
         if colour:
             attributes.append(f'color="{colour}", fontcolor="{colour}"')
+        if arrow.fired is not None:
+            attributes.append("penwidth=3" if arrow.fired else "penwidth=1")
         lines.append(f"    {_dot_text(arrow.source)} -> {_dot_text(arrow.target)} [{', '.join(attributes)}];")
     lines.append("}")
     return "\n".join(lines) + "\n"
