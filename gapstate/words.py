@@ -46,6 +46,13 @@ def escape_lines(text: str) -> str:
 _PRINTABLE_ASCII = bytes(range(0x20, 0x7F)) + b"\n"  # in ASCII, what _BUT_LF leaves alone
 
 
+def shell_word(text: str) -> str:
+    """A path as a shell reads it back, for a command the reader pastes: quoted only when it needs to be."""
+    import shlex
+
+    return shlex.quote(text)
+
+
 def trace_lines(trace: Any) -> list[str]:
     """A trace as JSON Lines, the format `gapstate replay` reads."""
     return [json.dumps(event) for event in trace]

@@ -9,7 +9,7 @@ import pytest
 
 from gapstate.cli.output import escape
 
-from .support import run, variant, write_trace
+from .support import SPEC_TEXT, in_root, run, variant, write_trace
 
 # The id from a hostile trace: retitles a terminal, then starts a line with a workflow command.
 INJECTED = "a\x1b]0;x\x07\r\n::error::pwned"
@@ -193,3 +193,67 @@ def test_head_3_on_a_big_input_gets_its_lines_and_the_command_exits_141(tmp_path
     assert error == b"" and all(line.endswith(b"\n") for line in head)
     assert head[0].startswith({"coverage": b"  row ", "diff": b"{",
                                "classify": b"arm "}[command])
+
+
+# every command, every input from a folder whose name starts a workflow command -----------------
+
+def _hostile_runs(folder):
+    """Each command once (twice where a second path of its output quotes other input), on files in `folder`."""
+    from .support import REPORT_EXAMPLE, line_of
+
+    folder.mkdir()
+    spec = folder / "spec.md"
+    spec.write_text(SPEC_TEXT, encoding="utf-8")
+    broken = folder / "broken.md"
+    broken.write_text(variant("@cap episode_attempts 2", "@cap episode_attempts 0"), encoding="utf-8")
+    changed = folder / "changed.md"  # steps, and breaks a rule: busy_end in CLEAR refused
+    changed.write_text(variant("CLEAR | busy_end | - | = | noop", "CLEAR | busy_end | - | = | invalid"), encoding="utf-8")
+    row = str(line_of(SPEC_TEXT, "CLEAR | busy_end | - | = | noop"))
+    stale = folder / "stale.md"
+    stale.write_text(SPEC_TEXT.replace('state_CLEAR(["CLEAR"])', 'state_CLEAR(["OLD"])', 1), encoding="utf-8")
+    trace = folder / "trace.jsonl"
+    trace.write_text('{"event": "busy_start", "t": 1}\n{"event": "session_end", "t": 2}\n{"event": "busy_end", "t": 3}\n',
+                     encoding="utf-8")
+    report = folder / "report.json"
+    report.write_text(REPORT_EXAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
+    suite = folder / "suite"
+    never = ["sh", "-c", 'while read line; do echo \'{"state": "CLEAR", "actions": ["noop"]}\'; done']
+    return {
+        "check": ["check", str(spec)],
+        "check-findings": ["check", str(broken)],
+        "check-fix": ["check", "--fix", str(stale)],
+        "classify": ["classify", str(report)],
+        "fuzz": ["fuzz", "--spec", str(changed), "--seed", "1", "--examples", "20", "--save", str(folder / "found.jsonl")],
+        "replay": ["replay", str(trace)],
+        "diff": ["diff", str(spec), str(changed), "--traces", str(trace), "--jobs", "1"],
+        "witness": ["witness", row, "--spec", str(spec)],
+        "explain": ["explain", row, "--spec", str(spec)],
+        "graph": ["graph", "--spec", str(spec)],
+        "graph-update": ["graph", "--update", "--spec", str(stale)],
+        "coverage": ["coverage", str(folder), "--spec", str(spec), "--jobs", "1"],
+        "vectors": ["vectors", str(suite), "--spec", str(spec)],
+        "conform": ["conform", "--vectors", str(suite), "--examples", "0", "--save", str(folder / "diverged.jsonl"),
+                    "--spec", str(spec), "--", *never],
+    }
+
+
+def test_no_line_any_command_writes_from_input_can_start_a_workflow_command(tmp_path):
+    """A folder named `x\\n::error::pwned` (a pull request can name one so): no command's stdout or stderr line starts with `::`."""
+    runs = _hostile_runs(tmp_path / f"x{INJECTED}")
+    outputs = {}
+    for name, args in runs.items():  # in this order: conform reads the suite vectors wrote
+        result = run(*args)
+        assert "Traceback" not in result.output and result.exception is None or isinstance(result.exception, SystemExit), (
+            name, result.output)
+        outputs[name] = (result.stdout, result.stderr)
+        obeys_nothing(result.stdout, result.stderr)
+    assert "\\n::error::pwned" in outputs["vectors"][1]  # the folder was named, escaped
+    folder = tmp_path / f"x{INJECTED}"
+    (folder / "pyproject.toml").write_text('[tool.gapstate]\nspec = "s\\n::error::set.md"\n', encoding="utf-8")
+    for present in (False, True):  # the setting's spec missing, then there
+        if present:
+            (folder / "s\n::error::set.md").write_text(SPEC_TEXT, encoding="utf-8")
+        for args in (["check"], ["vectors", str(folder / f"set-{present}")]):
+            result = in_root(*args, cwd=folder)
+            assert result.exit_code == (0 if present else 2), result.output
+            obeys_nothing(result.stdout, result.stderr)

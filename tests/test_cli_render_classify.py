@@ -62,8 +62,8 @@ def test_repeats_are_counted_per_turn_per_arm_per_repeat_and_overall_never_as_a_
 
 
 def test_the_summary_of_one_report_counts_arms_and_turns_and_says_it_is_descriptive():
-    assert classify_summary(gapstate.classify(EXAMPLE), "ex\x1b.json") == (
-        "gapstate classify: ex\\x1b.json: 3 arms, 9 turns: attributable (descriptive)"
+    assert classify_summary(gapstate.classify(EXAMPLE), "ex.json") == (
+        "gapstate classify: ex.json: 3 arms, 9 turns: attributable (descriptive)"
     )
 
 

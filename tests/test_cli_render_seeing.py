@@ -47,8 +47,8 @@ def test_the_witness_summary_says_how_long_the_trace_is_or_why_there_is_none():
     assert witness_summary(dataclasses.replace(_witness(SENDS), detour=True), "s.md") == (
         f"{head}: every way there breaks a rule first; this is the shortest regardless (2 events)"
     )
-    never = witness_summary(_witness(NEVER), "s\n.md")
-    assert never.startswith(f"gapstate witness: s\\n.md: row at line {NEVER} (`") and ": `!attempts_left` never holds on floor_released" in never
+    never = witness_summary(_witness(NEVER), "s.md")
+    assert never.startswith(f"gapstate witness: s.md: row at line {NEVER} (`") and ": `!attempts_left` never holds on floor_released" in never
 
 
 def test_a_row_that_fires_is_explained_when_what_and_which_rules_it_keeps_with_a_trace():

@@ -65,3 +65,15 @@ def test_the_vectors_summary_counts_what_was_written(tmp_path):
         f"{met} of {len(manifest['goals'])} goals, {len(manifest['refused_rows'])} invalid rows refused"
     )
     assert result.stdout == ""
+
+
+def test_the_command_that_replays_a_saved_divergence_quotes_its_path_for_the_shell(tmp_path):
+    given = _trace(tmp_path / "given.jsonl", {"event": "loss_voiced", "t": 9, "id": "a"})
+    saved = tmp_path / "it's $HOME; rm -rf x.jsonl"
+    result = run("conform", "--replay", given, "--save", str(saved), "--", *NEVER_OPENS)
+    assert result.exit_code == 1 and saved.exists()
+    import shlex
+
+    [line] = [line for line in result.stdout.splitlines() if "runs it again" in line]
+    pasted = line.split("`")[1]
+    assert shlex.split(pasted)[:3] == ["gapstate", "conform", "--replay"] and shlex.split(pasted)[3] == str(saved)

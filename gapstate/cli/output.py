@@ -18,7 +18,9 @@ JSON needs neither (`json.dumps` escapes them all), but goes through `say`
 too, so there is one way out.
 
 The summary line, `gapstate COMMAND: ...` (what was read and the verdict),
-goes through `summarize`: the group prints it once, after the command
+goes through `summarize`, which escapes it whole (line feeds too: it is one
+line, and the file names, folders and settings it quotes are input), so a
+renderer of a summary escapes nothing itself. The group prints it once, after the command
 returns, as the last line on stderr, in every format. Stdout then carries
 only the report or document, so it can be piped or redirected whole, and
 the verdict still reaches the person at the terminal, after any progress
@@ -79,7 +81,7 @@ def summarize(line: str) -> None:
     meta = click.get_current_context().meta
     if _SUMMARY in meta or not line.startswith("gapstate "):
         raise RuntimeError(f"one summary line per command, starting `gapstate COMMAND:`; got {line!r}")
-    meta[_SUMMARY] = line
+    meta[_SUMMARY] = escape(line)  # the one escape of every summary: input it quotes can start no line
 
 
 def say_summary(ctx: click.Context) -> None:

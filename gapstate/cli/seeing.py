@@ -194,7 +194,7 @@ def graph(
         fired = {line for line, count in result.fired.items() if count}
     diagram = build(table, all_rows=all_rows, fired=fired)
     say(mermaid(diagram) if fmt == "mermaid" else dot(diagram), nl=False)
-    summarize(f"gapstate graph: {escape(spec.path)}: {len(diagram.states)} states, {plural(len(diagram.arrows), 'arrow')}")
+    summarize(f"gapstate graph: {spec.path}: {len(diagram.states)} states, {plural(len(diagram.arrows), 'arrow')}")
     return 0
 
 

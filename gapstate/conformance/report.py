@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from gapstate.words import escape, plural, trace_lines
+from gapstate.words import escape, plural, shell_word, trace_lines
 
 if TYPE_CHECKING:
     from gapstate.conformance.conform import ConformResult
@@ -32,7 +32,8 @@ def conform_text(result: ConformResult, saved: str | None = None) -> str:
         lines.append(f"  expected: {json.dumps(found.expected)}")
         lines.append(f"  actual:   {json.dumps(found.actual)}")
         if saved is not None:
-            lines.append(f"  saved to {saved}: `gapstate conform --replay {saved} -- ...` runs it again")
+            shown = escape(saved)  # a file name is input: on one line, and quoted for the shell in the command to paste
+            lines.append(f"  saved to {shown}: `gapstate conform --replay {escape(shell_word(saved))} -- ...` runs it again")
     return "\n".join(lines)
 
 

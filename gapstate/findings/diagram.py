@@ -5,13 +5,7 @@ from __future__ import annotations
 from enum import Enum
 
 from gapstate.findings.record import Finding
-
-
-def _shell_word(text: str) -> str:
-    """A path as a shell reads it back: quoted only when it needs to be."""
-    import shlex
-
-    return shlex.quote(text)
+from gapstate.words import shell_word
 
 
 class DiagramProblem(Enum):
@@ -35,7 +29,7 @@ class StaleDiagram(Finding):
 
     @property
     def message(self) -> str:
-        path = _shell_word(self.path)
+        path = shell_word(self.path)
         return self.reason.value.format(command=f"gapstate check --fix {path}") + (
             f" (or `gapstate graph --update --spec {path}`)"
         )

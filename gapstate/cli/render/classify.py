@@ -76,7 +76,7 @@ def classify_summary(result: Any, source: str) -> str:
     """The summary line of one report: how many arms and turns, and the overall verdict."""
     turns = sum(len(arm.turns) for arm in result.arms)
     return (
-        f"gapstate classify: {escape(source)}: {plural(len(result.arms), 'arm')}, {plural(turns, 'turn')}: "
+        f"gapstate classify: {source}: {plural(len(result.arms), 'arm')}, {plural(turns, 'turn')}: "
         f"{result.verdict} (descriptive)"
     )
 

@@ -47,7 +47,7 @@ def fuzz_summary(result: FuzzResult) -> str:
     """The summary line: the spec, the seeds, how many traces and events, and the verdict."""
     seeds, found, missed = result.seeds, result.counterexample, result.missed
     named = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]} to {seeds[-1]} ({len(seeds)} workers)"
-    summary = f"gapstate fuzz: {escape(result.spec)}: {named}: {result.examples} traces, {result.events} events"
+    summary = f"gapstate fuzz: {result.spec}: {named}: {result.examples} traces, {result.events} events"
     if found is not None:
         verdict = f"{found.kind} at event {found.index + 1} of {len(found.trace)}"
     elif result.gate_failed:

@@ -72,7 +72,7 @@ def diff_summary(result: DiffResult) -> str:
     )
     if result.traces is not None:
         verdict += f"; {len(result.traces.affected)} of {plural(result.traces.read, 'recorded session')} behave differently"
-    return f"gapstate diff: {escape(result.old)} -> {escape(result.new)}: {verdict}"
+    return f"gapstate diff: {result.old} -> {result.new}: {verdict}"
 
 
 def _step_words(step: dict[str, Any], side: str) -> str:

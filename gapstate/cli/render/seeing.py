@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 def witness_summary(result: RowWitness, spec: str) -> str:
     """The summary line: the row, and its trace's length or why it does not fire."""
     row = result.row
-    head = f"gapstate witness: {escape(spec)}: row at line {row.line} (`{row}`)"
+    head = f"gapstate witness: {spec}: row at line {row.line} (`{row}`)"
     if result.reason is not None:
         return f"{head}: {result.reason}"
     count = len(result.trace or ())
@@ -117,4 +117,4 @@ def explain_summary(said: Explanation) -> str:
     from gapstate.seeing.witness import REFUSED, UNREACHABLE
 
     verdict = "never fires" if said.status == UNREACHABLE else "refuses its event" if said.status == REFUSED else "fires"
-    return f"gapstate explain: {escape(said.spec)}: row at line {said.row.line}: {verdict}"
+    return f"gapstate explain: {said.spec}: row at line {said.row.line}: {verdict}"
