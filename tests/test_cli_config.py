@@ -6,7 +6,14 @@ import json
 
 import pytest
 
-from gapstate.cli.config import BUNDLED, GIVEN, PROJECT, resolve_spec_path
+from gapstate.cli.config import (
+    BUNDLED,
+    GIVEN,
+    PROJECT,
+    max_configurations,
+    resolve_spec_path,
+)
+from gapstate.errors import GapstateError
 from gapstate.table.load import BUNDLED_NAME, bundled_path
 
 from .support import SPEC_TEXT, line_of, run, variant
@@ -36,7 +43,7 @@ def test_the_setting_is_relative_to_the_pyproject_folder_not_the_working_one(pro
     choice = resolve_spec_path()
     assert choice.origin == PROJECT
     assert (project / "src" / "deep" / choice.path).resolve() == (project / "tables" / "gap.md").resolve()
-    assert choice.setting == "../../pyproject.toml"
+    assert choice.setting == "[tool.gapstate] in ../../pyproject.toml"
 
 
 def test_a_pyproject_without_a_gapstate_table_is_passed_over(project):
@@ -120,7 +127,7 @@ def test_a_setting_naming_a_missing_file_exits_2_and_says_where_it_was_set(proje
 
 @pytest.mark.parametrize("text, where", [
     ("[tool.gapstate\nspec = 1\n", "../../pyproject.toml:1:"),
-    ("[tool.gapstate]\nspec = 3\n", "../../pyproject.toml: [tool.gapstate] spec must be a non-empty string"),
+    ("[tool.gapstate]\nspec = 3\n", "../../pyproject.toml:2: [tool.gapstate] spec must be a non-empty string"),
 ])
 def test_an_unusable_pyproject_exits_2_naming_it(project, text, where):
     (project / "pyproject.toml").write_text(text, encoding="utf-8")
@@ -214,7 +221,7 @@ def test_a_budget_setting_that_is_not_a_positive_integer_exits_2_naming_the_file
         handle.write(f"max-configurations = {value}\n")
     result = run("check")
     assert result.exit_code == 2
-    assert "../../pyproject.toml: [tool.gapstate] max-configurations must be a positive integer" in result.stderr
+    assert "../../pyproject.toml:6: [tool.gapstate] max-configurations must be a positive integer" in result.stderr
 
 
 def test_conform_and_vectors_name_the_bundled_spec_as_check_does_not_by_its_installed_path(tmp_path, monkeypatch):
@@ -234,3 +241,144 @@ def test_conform_and_vectors_name_the_bundled_spec_as_check_does_not_by_its_inst
     assert ran.stderr.splitlines()[-1].startswith(f"gapstate conform: {BUNDLED_NAME}: seed 0: ")
     for said in (written.output, ran.output, json.dumps(manifest)):
         assert bundled_path() not in said and "site-packages" not in said
+
+
+@pytest.mark.parametrize("name", ["gapstate.toml", ".gapstate.toml"])
+def test_a_gapstate_toml_configures_a_repository_without_python(tmp_path, monkeypatch, name):
+    (tmp_path / name).write_text('spec = "tables/gap.md"\nmax-configurations = 1000\n', encoding="utf-8")
+    (tmp_path / "tables").mkdir()
+    (tmp_path / "tables" / "gap.md").write_text(SPEC_TEXT, encoding="utf-8")
+    (tmp_path / "deep").mkdir()
+    monkeypatch.chdir(tmp_path / "deep")
+    choice = resolve_spec_path()
+    assert (choice.path, choice.origin, choice.setting) == ("../tables/gap.md", PROJECT, f"../{name}")
+    result = run("check")
+    assert result.exit_code == 0 and "bundled" not in result.stderr
+    assert result.stderr.splitlines()[-1].startswith("gapstate check: ../tables/gap.md: ok (")
+    assert max_configurations(None) == 1000
+
+
+def test_the_nearest_settings_file_wins_and_in_one_folder_dot_gapstate_toml_then_gapstate_toml_then_pyproject(project):
+    (project / "src" / "gapstate.toml").write_text('spec = "mine.md"\n', encoding="utf-8")
+    assert resolve_spec_path().path == "../mine.md"  # nearer than ../../pyproject.toml
+    (project / "src" / ".gapstate.toml").write_text('spec = "hidden.md"\n', encoding="utf-8")
+    assert resolve_spec_path().path == "../hidden.md"
+    (project / "src" / ".gapstate.toml").unlink()
+    (project / "src" / "pyproject.toml").write_text('[tool.gapstate]\nspec = "py.md"\n', encoding="utf-8")
+    assert resolve_spec_path().path == "../mine.md"
+
+
+def test_an_empty_gapstate_toml_is_gapstates_file_and_means_the_bundled_spec(project):
+    (project / "src" / "deep" / "gapstate.toml").write_text("", encoding="utf-8")
+    assert resolve_spec_path().origin == BUNDLED  # it stops the search: ../../pyproject.toml is not read
+
+
+def test_a_setting_gapstate_does_not_know_exits_2_at_its_line(project):
+    (project / "gapstate.toml").write_text('# gapstate\nspce = "tables/gap.md"\n', encoding="utf-8")
+    result = run("check")
+    assert result.exit_code == 2
+    assert "../../gapstate.toml:2: spce is not a setting of gapstate (it reads spec, max-configurations, generated)" in result.stderr
+
+
+@pytest.mark.parametrize("value", ["10000001", "1" + "0" * 30])
+def test_a_settings_file_cannot_lift_the_budget_past_the_ceiling_only_the_command_line_can(project, value):
+    from gapstate.cli.config import CEILING
+
+    assert CEILING == 10_000_000
+    with (project / "pyproject.toml").open("a", encoding="utf-8") as handle:
+        handle.write(f"max-configurations = {value}\n")
+    result = run("check", "--format", "json")
+    assert result.exit_code == 2 and json.loads(result.stdout)["ok"] is False
+    assert "../../pyproject.toml:6: [tool.gapstate] max-configurations is " in result.stderr
+    assert "more than 10,000,000, the most a settings file may set (pass --max-configurations N" in result.stderr
+    assert max_configurations(50_000_000) == 50_000_000  # the command line may
+    (project / "pyproject.toml").write_text('[tool.gapstate]\nspec = "tables/gap.md"\nmax-configurations = 10000000\n', encoding="utf-8")
+    assert max_configurations(None) == 10_000_000
+
+
+def test_running_out_of_memory_is_exit_2_with_a_message_not_a_traceback(project, monkeypatch):
+    import gapstate.proof.check
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(gapstate.proof.check, "check", exhausted)
+    result = run("check", "--format", "json")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("gapstate: error: ran out of memory: ") and "Traceback" not in result.output
+    assert json.loads(result.stdout)["ok"] is False
+
+
+OUTSIDE = "This first line is a secret\n"
+
+
+@pytest.fixture
+def outside(tmp_path):
+    """A repository folder, and a file beside it (outside it) that must never be quoted."""
+    repo = tmp_path / "repo"
+    (repo / "spec").mkdir(parents=True)
+    (tmp_path / "credentials").write_text(OUTSIDE, encoding="utf-8")
+    return repo
+
+
+@pytest.mark.parametrize("setting", ["spec", "generated"])
+@pytest.mark.parametrize("kind", ["dotdot", "absolute", "link", "linked-folder"])
+def test_a_setting_that_resolves_outside_the_settings_file_folder_exits_2_naming_it_and_reads_nothing_there(
+        outside, monkeypatch, setting, kind):
+    repo = outside
+    target = {"dotdot": "../credentials", "absolute": str(repo.parent / "credentials"), "link": "spec/gap-state.md",
+              "linked-folder": "spec/up/credentials"}[kind]
+    if kind == "link":
+        (repo / "spec" / "gap-state.md").symlink_to(repo.parent / "credentials")
+    if kind == "linked-folder":
+        (repo / "spec" / "up").symlink_to(repo.parent)
+    value = json.dumps(target) if setting == "spec" else f"[{json.dumps(target)}]"
+    (repo / "gapstate.toml").write_text(f"{setting} = {value}\n", encoding="utf-8")
+    monkeypatch.chdir(repo)
+    for args in (["check"], ["replay", "-"], ["graph"]):
+        result = run(*args, "--format", "json") if args != ["graph"] else run(*args)
+        assert result.exit_code == 2, (args, result.output)
+        assert f"gapstate.toml:1: {setting} names a file outside the folder of gapstate.toml (links followed)" in result.stderr
+        assert "secret" not in result.output
+
+
+def test_paths_inside_the_folder_tree_are_read_relative_to_the_settings_file_links_included(outside, monkeypatch):
+    from gapstate.cli.config import generated_paths
+
+    repo = outside
+    (repo / "spec" / "gap-state.md").write_text(SPEC_TEXT, encoding="utf-8")
+    (repo / "table.md").symlink_to(repo / "spec" / "gap-state.md")  # a link that stays inside
+    (repo / "gapstate.toml").write_text('spec = "table.md"\ngenerated = ["src/decider.rs", "py/decider.py"]\n', encoding="utf-8")
+    (repo / "src").mkdir()
+    monkeypatch.chdir(repo / "src")
+    assert resolve_spec_path().path == "../table.md"
+    assert generated_paths() == ("decider.rs", "../py/decider.py")
+    assert run("check").exit_code == 0
+
+
+@pytest.mark.parametrize("value", ['"src/decider.rs"', "[1]", '[""]'])
+def test_generated_must_be_a_list_of_paths(outside, monkeypatch, value):
+    from gapstate.cli.config import generated_paths
+
+    (outside / "gapstate.toml").write_text(f"generated = {value}\n", encoding="utf-8")
+    monkeypatch.chdir(outside)
+    with pytest.raises(GapstateError, match="generated must be"):
+        generated_paths()
+
+
+@pytest.mark.parametrize("name", ["pyproject.toml", "gapstate.toml"])
+@pytest.mark.parametrize("kind", ["folder", "fifo", "dangling"])
+def test_a_settings_file_that_is_a_folder_a_fifo_or_a_link_to_nothing_is_an_error_not_passed_over(project, name, kind):
+    import os
+
+    where = project / "src" / name
+    if kind == "folder":
+        where.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(where)
+    else:
+        where.symlink_to(project / "nothing")
+    result = run("check")  # a FIFO is never opened for reading: that could block
+    assert result.exit_code == 2
+    why = {"folder": "is a directory, not a file", "fifo": "is a named pipe (FIFO)", "dangling": "a symbolic link to nothing"}
+    assert result.stderr.startswith(f"gapstate: error: ../{name}: {why[kind]}")

@@ -108,15 +108,30 @@ class LateBar:
             self._bar.__exit__(None, None, None)
 
 
+OUT_OF_MEMORY = (
+    "ran out of memory: the input needs more than this machine has (for `check`, lower the caps "
+    "or --max-configurations N, which stops before exploring what would not fit)"
+)
+
+
 def reports_errors(command: Callable[..., int | None]) -> Callable[..., int | None]:
-    """Turn the core's GapstateError into UnusableInput, in the format the command was asked for."""
+    """Turn the core's GapstateError into UnusableInput, in the format the command was asked for.
+
+    Running out of memory is unusable input too (exit 2 with a message, never
+    a traceback and exit 1, which would read as findings): whatever held the
+    memory is let go with the frames of the failed call before the message is built.
+    """
 
     @functools.wraps(command)
     def run(*args: Any, **kwargs: Any) -> int | None:
+        fmt = kwargs.get("fmt", "text")
         try:
             return command(*args, **kwargs)
         except GapstateError as error:
-            raise UnusableInput(error, kwargs.get("fmt", "text")) from None
+            raise UnusableInput(error, fmt) from None
+        except MemoryError:
+            pass
+        raise UnusableInput(GapstateError(OUT_OF_MEMORY), fmt) from None
 
     return run
 
@@ -137,7 +152,7 @@ def read_spec_bytes(choice: Any) -> tuple[Any, bytes]:
         return parse_spec(decode_text(data, name), name), data
     except GapstateError as error:
         if choice.setting is not None and error.line is None:
-            raise error.noted(f" (the spec setting of [tool.gapstate] in {choice.setting})") from None
+            raise error.noted(f" (the spec setting of {choice.setting})") from None
         raise
 
 

@@ -1,27 +1,52 @@
-"""Which spec a command means when it is not told: `--spec`, else the project's, else the bundled one.
+"""Which spec a command means when it is not told, and gapstate's other settings: one file, found as ruff finds its own.
 
 After `pip install .` in a clone, `gapstate check` run in that clone must
-check the file being edited, not the copy installed with the package. So a
-command without `--spec` (or, for `check`, without paths) looks for the
-nearest `pyproject.toml` with a `[tool.gapstate]` table, from the working
-folder up (as ruff looks for `[tool.ruff]`), and uses its `spec` setting,
-relative to that file's folder; only when there is none does it fall back to
-the spec bundled with the package. Every command that takes `--spec` calls
-`resolve_spec_path`, so they all agree.
+check the file being edited, not the copy installed with the package; and a
+repository without Python (no pyproject.toml) must be able to say so too. So
+a command looks, from the working folder up, for the nearest folder holding
+`.gapstate.toml`, `gapstate.toml` (their settings at the top level), or a
+`pyproject.toml` with a `[tool.gapstate]` table; in one folder the first of
+these, in that order, wins (ruff's order for `.ruff.toml`, `ruff.toml`,
+`pyproject.toml`); a pyproject.toml without the table is passed over, as ruff
+passes over one without `[tool.ruff]`. Its settings:
+
+- `spec`: the spec file, relative to the settings file's folder;
+- `max-configurations`: the exploration budget, at most CEILING;
+- `generated`: the files generated from the spec (`gapstate gen`), a list of
+  paths relative to that folder.
+
+The settings file may come from a pull request, so what it says is bounded:
+a path that resolves (links followed) outside the settings file's folder
+tree is refused, naming the setting and never reading the file; a budget
+past CEILING is refused (only the command line may go past it); a settings
+file that is a folder, a FIFO or a link to nothing is an error, not passed
+over. Every command that takes `--spec` calls `resolve_spec_path`, so they
+all agree; only when nothing names a spec does a command fall back to the
+spec bundled with the package, and the command line says so (cli.base).
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from gapstate.errors import GapstateError
 
 PYPROJECT = "pyproject.toml"
+# Where settings may stand, in the order one folder's files are tried.
+SETTINGS_FILES = (".gapstate.toml", "gapstate.toml", PYPROJECT)
+KEYS = ("spec", "max-configurations", "generated")
+
+# The largest exploration budget a settings file may set: 10,000,000
+# configurations, four times the proof's default, about 3 GB at some 330
+# bytes a configuration (docs/check.md). A pull request that edits the
+# settings file cannot make CI explore until memory runs out; a person who
+# means more passes --max-configurations.
+CEILING = 10_000_000
 
 GIVEN = "given"  # --spec or a path argument
-PROJECT = "pyproject"  # the spec setting of [tool.gapstate]
+PROJECT = "project"  # the spec setting of a settings file
 BUNDLED = "bundled"  # the copy inside the package
 
 
@@ -30,83 +55,82 @@ class SpecPath(NamedTuple):
 
     path: str
     origin: str  # GIVEN, PROJECT or BUNDLED
-    setting: str | None = None  # the pyproject.toml that named it, for PROJECT
+    setting: str | None = None  # the settings file that named it, for PROJECT, as messages name it
 
     @property
     def bundled(self) -> bool:
         return self.origin == BUNDLED
 
 
-def resolve_spec_path(given: str | None = None, cwd: str | Path | None = None) -> SpecPath:
-    """The spec a command should read: `given` if any, else the project's setting, else the bundled spec.
+class Settings(NamedTuple):
+    """What the nearest settings file says, its paths as a person in the working folder would type them."""
 
-    A pyproject.toml that cannot be read, or whose `spec` is not a non-empty
-    string, raises GapstateError naming it (and the line, for bad TOML).
+    file: str  # the settings file, relative to the working folder
+    where: str  # how messages name it: `[tool.gapstate] in ../pyproject.toml` or `../gapstate.toml`
+    spec: str | None
+    max_configurations: int | None
+    generated: tuple[str, ...]
+
+
+def resolve_spec_path(given: str | None = None, cwd: str | Path | None = None) -> SpecPath:
+    """The spec a command should read: `given` if any, else the settings' `spec`, else the bundled spec.
+
+    A settings file that cannot be used raises GapstateError naming it (and
+    the line, for bad TOML or a bad setting).
     """
     if given is not None:
         return SpecPath(given, GIVEN)
-    found = project_setting(Path.cwd() if cwd is None else Path(cwd))
-    if found is not None:
-        return found
+    found = settings(cwd)
+    if found is not None and found.spec is not None:
+        return SpecPath(found.spec, PROJECT, found.where)
     from gapstate.table.load import bundled_path
 
     return SpecPath(bundled_path(), BUNDLED)
 
 
-def project_setting(start: Path) -> SpecPath | None:
-    """The `spec` of the nearest pyproject.toml above `start` that has a `[tool.gapstate]` table."""
-    found = _project_table(start)
-    if found is not None:
-        folder, shown, table = found
-        spec = table.get("spec")
-        if spec is None:
-            return None  # gapstate is configured here, without a spec: the bundled one
-        if not isinstance(spec, str) or not spec:
-            raise GapstateError("[tool.gapstate] spec must be a non-empty string (a path)", file=shown)
-        return SpecPath(_shown(folder / spec, start), PROJECT, shown)
-    return None
-
-
 def max_configurations(given: int | None, cwd: str | Path | None = None) -> int | None:
-    """The exploration budget: `given`, else `max-configurations` of [tool.gapstate], else None for the proof's default.
+    """The exploration budget: `given`, else `max-configurations` of the settings, else None for the proof's default.
 
-    A setting that is not a positive integer raises GapstateError naming the
-    file. The default is the proof's to give: reading it here would load the
+    The default is the proof's to give: reading it here would load the
     proof (and networkx) before a spec path could be found missing.
     """
     if given is not None:
         return given
-    found = _project_table(Path.cwd() if cwd is None else Path(cwd))
-    if found is None or "max-configurations" not in found[2]:
-        return None
-    value = found[2]["max-configurations"]
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise GapstateError("[tool.gapstate] max-configurations must be a positive integer", file=found[1])
-    return value
+    found = settings(cwd)
+    return None if found is None else found.max_configurations
 
 
-def _project_table(start: Path) -> tuple[Path, str, dict] | None:
-    """The folder, shown path and `[tool.gapstate]` table of the nearest pyproject.toml above `start` that has one."""
+def generated_paths(cwd: str | Path | None = None) -> tuple[str, ...]:
+    """The `generated` setting: the files made from the spec, relative to the working folder (none when unset)."""
+    found = settings(cwd)
+    return () if found is None else found.generated
+
+
+def settings(cwd: str | Path | None = None) -> Settings | None:
+    """The settings of the nearest settings file above `cwd` (default: the working folder), or None when there is none."""
+    start = Path.cwd() if cwd is None else Path(cwd)
     for folder in (start, *start.parents):
-        candidate = folder / PYPROJECT
-        if not candidate.is_file():
-            continue
-        shown = _shown(candidate, start)
-        table = _tool_table(candidate, shown)
-        if table is not None:
-            return folder, shown, table
-        # another tool's project file: keep looking, as ruff does
+        for name in SETTINGS_FILES:
+            candidate = folder / name
+            if not os.path.lexists(candidate):
+                continue
+            shown = _shown(candidate, start)
+            table = _settings_table(candidate, shown, name == PYPROJECT)
+            if table is not None:
+                return _validated(table, candidate, start, shown, name == PYPROJECT)
+            # another tool's pyproject.toml: keep looking, as ruff does
     return None
 
 
-def _tool_table(path: Path, shown: str) -> dict | None:
+def _settings_table(path: Path, shown: str, pyproject: bool) -> dict[str, Any] | None:
+    """The settings a file holds: a gapstate.toml's top level, a pyproject.toml's `[tool.gapstate]` (None if it has none)."""
     import re
     import tomllib
 
     from gapstate.files.source import decode_text, read_bytes
 
     try:
-        text = decode_text(read_bytes(path), shown)
+        text = decode_text(read_bytes(path), shown)  # a folder, a FIFO, a link to nothing: an error naming it
     except GapstateError as error:
         raise error.replaced(file=shown) from None
     try:
@@ -118,11 +142,83 @@ def _tool_table(path: Path, shown: str) -> dict | None:
         message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(error)) or "not valid TOML"
         line, column = (int(where[1]), int(where[2])) if where else (None, None)
         raise GapstateError(f"not valid TOML: {message}", file=shown, line=line, column=column) from None
+    if not pyproject:
+        return document
     tool = document.get("tool")
     table = tool.get("gapstate") if isinstance(tool, dict) else None
     if table is not None and not isinstance(table, dict):
         raise GapstateError("[tool.gapstate] must be a table", file=shown)
     return table
+
+
+def _validated(table: dict[str, Any], path: Path, start: Path, shown: str, pyproject: bool) -> Settings:
+    """The settings of the file at `path`, each checked; GapstateError naming the first that cannot be used, at its line."""
+    prefix = "[tool.gapstate] " if pyproject else ""
+    folder = path.parent
+
+    def bad(key: str, why: str) -> GapstateError:
+        return GapstateError(f"{prefix}{key} {why}", file=shown, line=_line_of(path, key, pyproject))
+
+    for key in table:
+        if key not in KEYS:
+            raise bad(key, f"is not a setting of gapstate (it reads {', '.join(KEYS)})")
+
+    def inside(key: str, value: Any) -> str:
+        if not isinstance(value, str) or not value:
+            raise bad(key, "must be a non-empty string (a path)")
+        try:
+            real, top = os.path.realpath(folder / value), os.path.realpath(folder)
+            outside = os.path.commonpath([top, real]) != top
+        except ValueError:  # a NUL in it, or another drive
+            outside = True
+        if outside:
+            # Nothing of that file is read: its first line would reach a public CI log in an error.
+            raise bad(key, f"names a file outside the folder of {path.name} (links followed); gapstate reads "
+                      "only files in the folder tree of the file that names them")
+        return _shown(folder / value, start)
+
+    spec = inside("spec", table["spec"]) if "spec" in table else None
+    budget = table.get("max-configurations")
+    if budget is not None:
+        if not isinstance(budget, int) or isinstance(budget, bool) or budget < 1:
+            raise bad("max-configurations", "must be a positive integer")
+        if budget > CEILING:
+            raise bad("max-configurations", f"is {budget:,}, more than {CEILING:,}, the most a settings file may set "
+                      "(pass --max-configurations N on the command line to explore more)")
+    generated = table.get("generated", [])
+    if not isinstance(generated, list):
+        raise bad("generated", "must be a list of paths")
+    where = f"[tool.gapstate] in {shown}" if pyproject else shown
+    return Settings(shown, where, spec, budget, tuple(inside("generated", path) for path in generated))
+
+
+def _line_of(path: Path, key: str, pyproject: bool) -> int | None:
+    """The line of `key` in the settings table of the file at `path`, for messages; None when it cannot be told."""
+    import re
+
+    from gapstate.files.source import read_text, text_lines
+
+    wanted = "tool.gapstate" if pyproject else ""
+    table = ""
+    try:
+        lines = text_lines(read_text(path))
+    except GapstateError:
+        return None
+    for number, line in enumerate(lines, start=1):
+        header = re.match(r"\s*\[\s*([^\]\[]+?)\s*\]", line)
+        if header:
+            table = header[1].replace('"', "").replace(" ", "")
+        elif table == wanted and re.match(rf'\s*(["\']?){re.escape(key)}\1\s*=', line):
+            return number
+    return None
+
+
+def toml_string(text: str) -> str:
+    """`text` as a TOML basic string: quotes, backslashes and control characters escaped."""
+    escaped = "".join(
+        f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else "\\" + c if c in '"\\' else c for c in text
+    )
+    return f'"{escaped}"'
 
 
 def _shown(path: Path, start: Path) -> str:

@@ -63,7 +63,7 @@ def diff(paths: tuple[str, ...], revision: str | None, traces: tuple[str, ...], 
 
         configured = resolve_spec_path(None)
         if configured.bundled:
-            raise click.UsageError("--git REV without PATH compares the `spec` of [tool.gapstate], and none is set here: name PATH")
+            raise click.UsageError("--git REV without PATH compares the `spec` setting (gapstate.toml or [tool.gapstate]), and none is set here: name PATH")
         paths = (configured.path,)
     if len(paths) < wanted or (len(paths) > wanted and not traces):
         usage = "--git REV PATH takes one PATH" if revision is not None else "diff takes OLD and NEW (or --git REV PATH)"
