@@ -311,8 +311,40 @@ def test_git_missing_exits_2_saying_so(repo, monkeypatch):
 
 
 @needs_git
-def test_git_follows_a_symbolic_link_to_the_tracked_file(repo):
+def test_git_never_follows_a_link_to_the_tracked_file_it_names(repo):
+    """PATH is compared as git tracks it; a link in the working tree is refused, naming what to pass instead."""
     link = repo / "link.md"
     link.symlink_to(repo / "spec" / "gap-state.md")
     result = CliRunner().invoke(main, ["diff", "--git", "HEAD", str(link)])
+    assert result.exit_code == 2 and "is a symbolic link in the working tree" in result.stderr, result.output
+    assert "name the file itself" in result.stderr
+
+
+@needs_git
+def test_a_spec_turned_into_a_link_to_another_tracked_file_is_reported_not_passed(repo, monkeypatch):
+    """The pull request's table lives in copy.md, same as the old spec, and gap-state.md leads there: not "no change"."""
+    monkeypatch.chdir(repo)
+    spec = repo / "spec" / "gap-state.md"
+    (repo / "spec" / "copy.md").write_text(SPEC_TEXT, encoding="utf-8")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "copy")
+    spec.unlink()
+    spec.symlink_to("copy.md")
+    for revision in ("HEAD", "HEAD.."):  # against the working tree, and against a commit that holds the link
+        if revision == "HEAD..":
+            git(repo, "add", "-A")
+            git(repo, "commit", "-q", "-m", "the spec becomes a link")
+            revision = "HEAD~1..HEAD"
+        result = CliRunner().invoke(main, ["diff", "--git", revision, "spec/gap-state.md"])
+        assert result.exit_code == 2, (revision, result.output)
+        assert "symbolic link" in result.stderr and "no change" not in result.output, result.output
+
+
+@needs_git
+def test_git_reads_the_revision_side_from_the_repository_top_through_a_linked_folder(repo, monkeypatch):
+    """A folder outside the work tree that links into it: the path is still the one git tracks, relative to the top."""
+    monkeypatch.chdir(repo.parent)
+    linked = repo.parent / f"{repo.name}-link"
+    linked.symlink_to(repo)
+    result = CliRunner().invoke(main, ["diff", "--git", "HEAD", str(linked / "spec" / "gap-state.md")])
     assert result.exit_code == 0, result.output

@@ -73,7 +73,7 @@ def diff(paths: tuple[str, ...], revision: str | None, traces: tuple[str, ...], 
     traces += paths[wanted:]
     if revision is not None:
         before, after = split_range(revision)
-        old = parse_spec(*reversed(read_revision(before, paths[0])))
+        old = parse_spec(*reversed(read_revision(before, paths[0], tree=after is None)))
         new = load_spec(Path(paths[0])) if after is None else parse_spec(*reversed(read_revision(after, paths[0])))
     else:
         old, new = load_spec(Path(paths[0])), load_spec(Path(paths[1]))  # a Path: a name with a newline is still a name

@@ -14,6 +14,7 @@ ends a line (`cr_ended`, `as_lf`), in every reader alike. Writing is
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING, Any, AnyStr, BinaryIO
 
@@ -292,40 +293,65 @@ def split_range(revision: str) -> tuple[str, str | None]:
     return revision, None
 
 
-def read_revision(revision: str, path: str | Path) -> tuple[str, str]:
+def read_revision(revision: str, path: str | Path, tree: bool = False) -> tuple[str, str]:
     """`path` as it was at git `revision`: (a label such as `origin/main:spec/gap-state.md`, its text).
 
     `revision` is anything `git rev-parse` takes for a commit (`HEAD~1`, a
     tag, a hash), or `A...B` for the merge base of A and B; it is checked
     with `git rev-parse --verify REV^{commit}`, so a tree or a blob is
-    refused. git runs in the file's folder, with the path relative to it, so
-    any path inside a work tree works; a symbolic link is followed to the
-    file git tracks. No git, no repository, a revision that names no commit
-    or a file the revision lacks is a GapstateError.
+    refused. git is asked for `REV:PATH`, PATH taken relative to the top of
+    the work tree that holds its folder (the folders on the way resolved,
+    PATH's own last part never), so any path inside a work tree works. PATH
+    must be a file at the revision, and with `tree` (the other side is the
+    working tree) in the working tree too: a symbolic link on either side is
+    refused, as a pull request could make the spec a link to another file
+    and the file it names compared with itself. No git, no repository, a
+    revision that names no commit or a file the revision lacks is a
+    GapstateError.
     """
     from pathlib import Path  # here, not at the top: classify starts without pathlib
 
-    target = Path(path).resolve()
+    given = Path(path)
+    folder = given.absolute().parent.resolve()
     name = f"{revision}:{path}"
     if revision.startswith("-") or not revision:
         raise GapstateError(f"'{revision}' is not a revision", file=name)
-    if not target.parent.is_dir():
-        raise GapstateError(f"no such folder '{target.parent}'", file=name)
+    if not folder.is_dir():
+        raise GapstateError(f"no such folder '{folder}'", file=name)
+    if tree and given.is_symlink():
+        raise GapstateError("is a symbolic link in the working tree; `diff --git` compares a file as git tracks it: "
+                            "name the file itself (or compare two files with `diff OLD NEW`)", file=str(path))
     if "..." in revision:  # A...B: the commit where B left A
-        done = _git(["merge-base", "--", *revision.split("...", 1)], target.parent, name)
+        done = _git(["merge-base", "--", *revision.split("...", 1)], folder, name)
         if done.returncode != 0:
             raise GapstateError(f"git finds no merge base: {_git_reason(done)}", file=name)
         commit = done.stdout.decode("ascii", "replace").strip()
     else:
-        done = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"], target.parent, name)
+        done = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"], folder, name)
         if done.returncode != 0:
             reason = _git_reason(done) if done.stderr.strip() else f"git rev-parse --verify '{revision}^{{commit}}' finds none"
             raise GapstateError(f"'{revision}' names no commit: {reason}", file=name)
         commit = done.stdout.decode("ascii", "replace").strip()
-    done = _git(["show", f"{commit}:./{target.name}"], target.parent, name)
+    done = _git(["rev-parse", "--show-toplevel"], folder, name)
+    if done.returncode != 0:
+        raise GapstateError(f"git finds no work tree: {_git_reason(done)}", file=name)
+    top = Path(os.fsdecode(done.stdout.rstrip(b"\n"))).resolve()
+    try:
+        inside = (folder / given.name).relative_to(top).as_posix()
+    except ValueError:
+        raise GapstateError(f"is not inside the work tree at '{top}'", file=name) from None
+    listed = _git(["ls-tree", "-z", "--full-tree", commit, "--", inside], top, name)
+    kind = listed.stdout.split(b" ", 1)[0] if listed.returncode == 0 else b""
+    if kind in _NOT_A_FILE:
+        raise GapstateError(f"is {_NOT_A_FILE[kind]} at {revision}, not a file; `diff --git` compares a file as git "
+                            "tracks it: name the file itself", file=name)
+    done = _git(["show", f"{commit}:{inside}"], top, name)
     if done.returncode != 0:
         raise GapstateError(f"git cannot show it: {_git_reason(done)}", file=name)
     try:
         return name, done.stdout.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise not_utf8(done.stdout, error, name) from None
+
+
+_NOT_A_FILE = {b"120000": "a symbolic link", b"040000": "a folder", b"160000": "a submodule"}  # git's modes
