@@ -154,6 +154,7 @@ class Verdict(NamedTuple):
     mutant: Mutant
     changes: bool  # behaviour differs from the bundled table's
     findings: tuple  # check's findings on it (the proof's records)
+    roots: tuple = ()  # those of them that follow from no other
 
     @property
     def killed(self) -> bool:
@@ -167,7 +168,7 @@ def judge(reference: Reference, mutant: Mutant) -> Verdict:
         changes = True  # it does not even parse or speak the vocabulary: a change, and killed
     else:
         changes = reference.differs(spec.table)
-    return Verdict(mutant, changes, result.findings)
+    return Verdict(mutant, changes, result.findings, tuple(result.roots()))
 
 
 def run(text: str | None = None, only: tuple[str, ...] | None = None) -> Iterator[Verdict]:
@@ -182,10 +183,9 @@ def run(text: str | None = None, only: tuple[str, ...] | None = None) -> Iterato
 
 def one_root(verdict: Verdict) -> bool:
     """True when exactly one finding is a root, and it is at the changed row or the hole a deleted row left."""
-    roots = [f for f in verdict.findings if f.cause is None]
-    if len(roots) != 1:
+    if len(verdict.roots) != 1:
         return False
-    root, mutant = roots[0], verdict.mutant
+    root, mutant = verdict.roots[0], verdict.mutant
     if mutant.kind == "deleted":
         spec = parse_spec(mutant.text, "spec.md")  # the hole is where the row was: its state, event and guards
         row = next(r for r in parse_spec(without_diagram(SPEC.read_text(encoding="utf-8")), "spec.md").table.rows
@@ -208,7 +208,7 @@ def roots_summary(verdicts: list[Verdict]) -> str:
     lines.append("findings per killed mutant: " + ", ".join(f"{n}: {c}" for n, c in sorted(many.items())))
     for v in killed:
         if not one_root(v):
-            roots = [f"{f.kind}@{f.line}" + (f"({f.rule})" if f.kind == "rule" else "") for f in v.findings if f.cause is None]
+            roots = [f"{f.kind}@{f.line}" + (f"({f.rule})" if f.kind == "rule" else "") for f in v.roots]
             lines.append(f"  {v.mutant.kind} {v.mutant.line}: {v.mutant.became or v.mutant.row}  roots: {', '.join(roots)}")
     return "\n".join(lines)
 

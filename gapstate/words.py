@@ -59,7 +59,15 @@ def trace_lines(trace: Any) -> list[str]:
 
 
 def plural(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+    """`n` and the noun counted: '1 row', '3 rows'."""
+    return f"{n} {inflect(n, noun)}"
+
+
+def inflect(n: int, singular: str, many: str | None = None) -> str:
+    """The word for `n` things, without the number: 'row' or 'rows'; a verb agrees too ('fires', 'fire')."""
+    if n == 1:
+        return singular
+    return many if many is not None else f"{singular}s"
 
 
 def nth(index: int) -> str:

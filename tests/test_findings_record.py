@@ -25,7 +25,7 @@ def test_the_repr_names_the_class_place_and_message():
 
 def test_findings_sort_by_place_then_by_their_kind_s_place_in_the_catalogue():
     hole = NotTotal(4, 1, "OPEN", "busy_end", (("busy", True),), (("busy", True),))
-    broken = RuleBroken(4, 1, "cap-exceeded", "a counter goes past its @cap", (), False)
+    broken = RuleBroken(4, 1, "cap-exceeded", "a counter goes past its @cap", False, ())
     earlier = Contradiction(3, 9, "busy")
     assert sorted([broken, hole, earlier], key=lambda f: f.sort_key) == [earlier, hole, broken]
 
@@ -33,7 +33,15 @@ def test_findings_sort_by_place_then_by_their_kind_s_place_in_the_catalogue():
 def test_a_finding_that_follows_from_a_root_names_it_in_json():
     hole = NotTotal(4, 1, "OPEN", "busy_end", (("busy", True),), (("busy", True), ("dup", False)))
     follower = Contradiction(9, 1, "busy")
-    follower.cause = hole.as_cause()
-    assert follower.to_dict()["cause"] == {"kind": "not_total", "line": 4, "state": "OPEN", "event": "busy_end",
-                                           "guards": "busy,!dup"}
-    assert str(follower.cause) == "the hole at OPEN | busy_end | busy,!dup (line 4)"
+    assert follower.to_dict(hole.as_cause())["cause"] == {"kind": "not_total", "line": 4, "state": "OPEN",
+                                                          "event": "busy_end", "guards": "busy,!dup"}
+    assert str(hole.as_cause()) == "the hole at OPEN | busy_end | busy,!dup (line 4)"
+    assert follower.to_dict()["cause"] is None
+
+
+def test_a_finding_is_frozen_when_made():
+    import dataclasses
+
+    finding = Contradiction(3, 7, "busy")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        finding.line = 4  # type: ignore[misc]

@@ -11,19 +11,16 @@ from .support import check_text, line_of, run, variant
 COMMIT = "SENDING | send_ok | !late_loss | REQUESTED | commit_request"
 
 
-def roots(findings):
-    return [f for f in findings if f.cause is None]
-
-
 def test_a_deleted_row_is_one_root_hole_and_what_it_cuts_off_follows_from_it():
     text = variant(COMMIT, "")
-    findings = check_text(text).findings
+    result = check_text(text)
+    findings = result.findings
     assert len(findings) > 10  # the hole, and every REQUESTED row it cuts off
-    [hole] = roots(findings)
+    [hole] = result.roots()
     assert (hole.kind, hole.state, hole.event, dict(hole.cube)) == ("not_total", "SENDING", "send_ok", {"late_loss": False})
-    assert all(f.cause == hole.as_cause() for f in findings if f is not hole)
+    assert all(result.root_of(f) is hole for f in findings if f is not hole)
     cut_off = [f for f in findings if f.kind == "unreachable"]
-    assert cut_off and all("remove" not in f.message and "mend that, not this row" in f.message for f in cut_off)
+    assert cut_off and all("remove" not in result.message(f) and "mend that, not this row" in result.message(f) for f in cut_off)
 
 
 def test_json_gives_every_finding_a_cause_null_for_a_root_and_the_hole_for_a_consequence(tmp_path):
@@ -49,8 +46,9 @@ def test_text_shows_the_consequences_under_their_root_and_counts_the_roots(tmp_p
 
 
 def test_a_wildcard_row_deleted_is_one_hole_with_the_wildcard_row_to_add():
-    findings = check_text(variant("* | busy_start | - | = | noop", "")).findings
-    [hole] = roots(findings)
+    result = check_text(variant("* | busy_start | - | = | noop", ""))
+    findings = result.findings
+    [hole] = result.roots()
     assert (hole.kind, hole.state, hole.event) == ("not_total", "*", "busy_start")
     assert "add the row `* | busy_start | - | ? | ?`" in hole.message
 
@@ -58,17 +56,19 @@ def test_a_wildcard_row_deleted_is_one_hole_with_the_wildcard_row_to_add():
 def test_a_negated_guard_is_one_root_overlap_at_that_row_and_the_hole_it_left_follows():
     old = "OPEN | floor_released | !busy,budget_left,attempts_left | SENDING | send_request"
     text = variant(old, old.replace("!busy", "busy"))
-    findings = check_text(text).findings
-    [root] = roots(findings)
+    result = check_text(text)
+    findings = result.findings
+    [root] = result.roots()
     assert (root.kind, root.line) == ("ambiguous", line_of(text, "OPEN | floor_released | busy,budget_left"))
-    assert [f.kind for f in findings if f.cause == root.as_cause()] == ["not_total"]
+    assert [f.kind for f in findings if result.root_of(f) is root] == ["not_total"]
 
 
 def test_a_dropped_guard_is_reported_at_the_widened_row():
     old = "OPEN | floor_released | busy | DUE | defer_no_interrupt"
     text = variant(old, "OPEN | floor_released | - | DUE | defer_no_interrupt")
-    findings = check_text(text).findings
-    [root] = roots(findings)
+    result = check_text(text)
+    findings = result.findings
+    [root] = result.roots()
     assert root.line == line_of(text, "OPEN | floor_released | - |")
     assert all(f.kind == "ambiguous" and f.line == root.line for f in findings)
 
@@ -76,18 +76,20 @@ def test_a_dropped_guard_is_reported_at_the_widened_row():
 def test_a_rule_broken_only_past_another_breach_follows_from_it():
     # sending while busy at 195 lets the episode run on to spend more than the session cap allows
     text = variant("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
-    findings = check_text(text).findings
-    [root] = roots(findings)
+    result = check_text(text)
+    findings = result.findings
+    [root] = result.roots()
     assert (root.kind, root.rule) == ("rule", "send-while-busy")
-    assert {f.rule for f in findings if f.cause is not None} >= {"cap-exceeded"}
+    assert {f.rule for f in findings if result.root_of(f) is not None} >= {"cap-exceeded"}
 
 
 def test_an_allowance_of_a_deleted_row_follows_from_the_hole_it_left():
     text = variant("DUE | busy_end | budget_left,!attempts_left | CLEAR | unrepaired_attempts", "")
-    findings = check_text(text).findings
-    [root] = roots(findings)
+    result = check_text(text)
+    findings = result.findings
+    [root] = result.roots()
     assert root.kind == "not_total"
-    assert [f.kind for f in findings if f.cause is not None] == ["stale_allowance"]
+    assert [f.kind for f in findings if result.root_of(f) is not None] == ["stale_allowance"]
 
 
 # why a row is unreachable ---------------------------------------------------------
@@ -113,12 +115,13 @@ def test_an_unreachable_row_names_the_valuations_that_do_occur():
     ],
 )
 def test_an_unreachable_row_says_why(old, new, reason):
-    findings = check_text(variant(old, new)).findings
+    result = check_text(variant(old, new))
+    findings = result.findings
     unreachable = [f for f in findings if f.kind == "unreachable"]
     if reason is not None:
         assert unreachable and all(reason in f.message for f in unreachable)
     else:  # an overlap whose later row is taken is the overlap's finding, not also an unreachable one
-        assert not unreachable and [f.kind for f in roots(findings)] == ["ambiguous"]
+        assert not unreachable and [f.kind for f in result.roots()] == ["ambiguous"]
 
 
 # one-row mistakes, as bench/mutants.py makes them -----------------------------
@@ -147,9 +150,10 @@ SAMPLE = _sample(("deleted", "guard_negated"), 17)
 def test_a_sample_of_one_row_mistakes_each_have_one_root_at_the_mistake(mutant):
     from bench.mutants import Verdict, one_root
 
-    findings = check_text(mutant.text).findings
+    result = check_text(mutant.text)
+    findings = result.findings
     assert findings
-    assert one_root(Verdict(mutant, True, findings)), [(f.kind, f.line, f.cause) for f in findings]
+    assert one_root(Verdict(mutant, True, findings, tuple(result.roots()))), [(f.kind, f.line, result.cause(f)) for f in findings]
 
 
 @pytest.mark.slow
@@ -171,12 +175,12 @@ def test_past_the_cause_budget_the_findings_not_yet_tried_stay_roots(monkeypatch
     from gapstate.proof.check import check
 
     spec = gapstate.load_spec(variant("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request"))
-    unbounded = check(spec).findings
-    assert any(f.cause is not None for f in unbounded)
+    unbounded = check(spec)
+    assert unbounded.causes
     monkeypatch.setattr(causes, "CAUSE_BUDGET", -1)
-    bounded = check(spec).findings
-    assert [f.kind for f in bounded] == [f.kind for f in unbounded]
-    assert all(f.cause is None for f in bounded if f.kind in ("unreachable", "rule"))
+    bounded = check(spec)
+    assert [f.kind for f in bounded.findings] == [f.kind for f in unbounded.findings]
+    assert all(bounded.root_of(f) is None for f in bounded.findings if f.kind in ("unreachable", "rule"))
 
 
 # the row most likely mistaken, by the patterns the table keeps elsewhere --------
@@ -185,7 +189,7 @@ def test_past_the_cause_budget_the_findings_not_yet_tried_stay_roots(monkeypatch
 def test_a_guard_negated_into_a_copy_of_its_neighbour_is_at_the_row_unlike_the_others():
     # `!dup` with note_dup, where every other note_dup row notes a duplicate (`dup`)
     text = variant("OPEN | loss_voiced | dup | = | note_dup", "OPEN | loss_voiced | !dup | = | note_dup")
-    [root] = roots(check_text(text).findings)
+    [root] = check_text(text).roots()
     assert (root.kind, root.line) == ("ambiguous", line_of(text, "OPEN | loss_voiced | !dup | = | note_dup"))
 
 
@@ -193,14 +197,14 @@ def test_a_guard_negated_against_every_other_row_with_its_actions_is_at_that_row
     # a send with no attempt left, where every other send_request row needs `attempts_left`
     old = "DUE | busy_end | budget_left,attempts_left | SENDING | send_request"
     text = variant(old, "DUE | busy_end | budget_left,!attempts_left | SENDING | send_request")
-    [root] = roots(check_text(text).findings)
+    [root] = check_text(text).roots()
     assert (root.kind, root.line) == ("ambiguous", line_of(text, "budget_left,!attempts_left | SENDING"))
 
 
 def test_a_dropped_guard_is_at_the_row_its_siblings_in_other_states_do_not_match():
     old = "OPEN | floor_released | !busy,!budget_left | CLEAR | unrepaired_budget"
     text = variant(old, "OPEN | floor_released | !budget_left | CLEAR | unrepaired_budget")
-    [root] = roots(check_text(text).findings)
+    [root] = check_text(text).roots()
     assert (root.kind, root.line) == ("ambiguous", line_of(text, "OPEN | floor_released | !budget_left |"))
 
 
@@ -210,7 +214,7 @@ def test_a_guard_changed_beside_a_row_that_refines_its_siblings_is_at_the_change
     # evidence_turn in other states: it splits what its own state tells apart, no mistake
     old = "REQUESTED | evidence_turn | post_send | CLEAR | settle"
     text = variant(old, f"REQUESTED | evidence_turn | {became} | CLEAR | settle")
-    [root] = roots(check_text(text).findings)
+    [root] = check_text(text).roots()
     assert (root.kind, root.line) == ("ambiguous", line_of(text, f"REQUESTED | evidence_turn | {became} | CLEAR"))
 
 
@@ -219,29 +223,32 @@ def test_a_dropped_guard_is_at_the_row_an_allowance_still_names_as_it_was():
     # the `@unreachable DUE | busy_end | budget_left,!attempts_left` line tells them apart
     old = "DUE | busy_end | budget_left,!attempts_left | CLEAR | unrepaired_attempts"
     text = variant(old, "DUE | busy_end | !attempts_left | CLEAR | unrepaired_attempts")
-    findings = check_text(text).findings
-    [root] = roots(findings)
+    result = check_text(text)
+    findings = result.findings
+    [root] = result.roots()
     assert (root.kind, root.line) == ("ambiguous", line_of(text, "DUE | busy_end | !attempts_left |"))
     [allowance] = [f for f in findings if f.kind == "stale_allowance"]
-    assert allowance.cause == root.as_cause()
+    assert result.root_of(allowance) is root
 
 
 def test_an_allowed_row_that_fires_only_past_a_rule_breaking_row_follows_from_it():
     # CLEAR to OPEN on a release opens no gap: the episode's spent attempts carry into OPEN
     text = variant("CLEAR | floor_released | - | = | noop", "CLEAR | floor_released | - | OPEN | noop")
-    findings = check_text(text).findings
-    [root] = roots(findings)
+    result = check_text(text)
+    findings = result.findings
+    [root] = result.roots()
     assert (root.kind, root.line) == ("rule", line_of(text, "CLEAR | floor_released | - | OPEN"))
     allowances = [f for f in findings if f.kind == "stale_allowance"]
-    assert allowances and all(f.cause == root.as_cause() for f in allowances)
+    assert allowances and all(result.root_of(f) is root for f in allowances)
 
 
 def test_an_episode_opened_without_open_gap_is_one_root_and_the_allowed_rows_it_lets_fire_follow():
     # the spent attempts of the last episode carry into the next: the rows allowed for a spent episode fire
     old = "CLEAR | loss_voiced | !dup | OPEN | open_gap,preserve_debt"
     text = variant(old, "CLEAR | loss_voiced | !dup | OPEN | note_trim,preserve_debt")
-    findings = check_text(text).findings
-    [root] = roots(findings)
+    result = check_text(text)
+    findings = result.findings
+    [root] = result.roots()
     assert (root.kind, root.rule, root.line) == ("rule", "episode-starts-spent", line_of(text, "OPEN | note_trim,"))
     allowances = [f for f in findings if f.kind == "stale_allowance"]
-    assert len(allowances) == 2 and all(f.cause == root.as_cause() for f in allowances)
+    assert len(allowances) == 2 and all(result.root_of(f) is root for f in allowances)

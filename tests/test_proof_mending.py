@@ -24,8 +24,7 @@ def _walker(text):
 def _suspects(text, machine, table):
     from gapstate.proof.mending import suspect
 
-    findings = check_text(text).findings
-    return [s for f in findings if f.cause is None if (s := suspect(f, table, machine)) is not None]
+    return [s for f in check_text(text).roots() if (s := suspect(f, table, machine)) is not None]
 
 
 def _plain_walk(machine, table, suspects, opened):

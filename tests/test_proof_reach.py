@@ -109,6 +109,6 @@ def test_a_row_taken_by_an_earlier_one_says_which():
     configs = [c for c in explore(machine).configs() if not c.ended]
     row = next(r for r in table.rows if str(r) == "CLEAR | loss_silent | - | = | noop")
     wildcard = line_of(text, "* | loss_silent")
-    assert why_unreachable(machine, configs, table, row) == (
+    assert why_unreachable(machine, configs, table, row).words() == (
         f"every reachable valuation it matches is taken by the row at line {wildcard}, written first"
     )

@@ -52,11 +52,12 @@ def test_a_broken_rule_is_reported_with_a_trace_that_replays_to_it(rule):
     old, new = RULE_VARIANTS[rule]
     text = variant(old, new)
     spec = parse_spec(text, "spec.md")
-    findings = [f for f in gapstate.check(spec).findings if f.kind == "rule" and f.rule == rule]
+    result = gapstate.check(spec)
+    findings = [f for f in result.findings if f.kind == "rule" and f.rule == rule]
     assert findings, labels(text)
     for finding in findings:
         if finding.line != line_of(text, new):  # a state's meaning broken, it stays broken on the rows past it
-            assert finding.cause is not None, finding.message
+            assert result.root_of(finding) is not None, finding.message
             continue
         assert "another rule first" not in finding.message
         trace = finding.to_dict()["trace"]

@@ -56,7 +56,8 @@ def test_overlapping_guards_are_ambiguous_with_a_shared_valuation():
         "DUE | busy_end | !budget_left | CLEAR | unrepaired_budget",
         "DUE | busy_end | !budget_left | CLEAR | unrepaired_budget\nDUE | busy_end | !attempts_left | CLEAR | unrepaired_attempts",
     )
-    found = [f for f in check_text(text).findings if f.kind == "ambiguous"]
+    result = check_text(text)
+    found = [f for f in result.findings if f.kind == "ambiguous"]
     assert found, labels(text)
     valuation = found[0].to_dict()["valuation"]
     assert valuation["attempts_left"] is False
@@ -64,7 +65,7 @@ def test_overlapping_guards_are_ambiguous_with_a_shared_valuation():
     # the row that overlaps both neighbours is the one to narrow: every overlap is reported at it,
     # and the second follows from the first
     assert all(added in f.to_dict()["rows"] and f.line == added for f in found)
-    assert [f.cause for f in found] == [None] + [found[0].as_cause()] * (len(found) - 1)
+    assert [result.root_of(f) for f in found] == [None] + [found[0]] * (len(found) - 1)
 
 
 def test_a_wildcard_row_overlapping_a_state_row_is_ambiguous_once():

@@ -79,9 +79,8 @@ def test_an_absolute_spec_path_becomes_a_file_uri(tmp_path):
 
 
 def test_a_finding_kind_outside_the_catalogue_still_gets_its_rule():
-    from types import SimpleNamespace
-
     from gapstate.findings import CATALOGUE, Finding
+    from gapstate.proof.check import CheckResult
     from gapstate.review.sarif import check_sarif
 
     class Novel(Finding):
@@ -89,9 +88,8 @@ def test_a_finding_kind_outside_the_catalogue_still_gets_its_rule():
 
         kind = "novel"
         template = "something new"
-        __slots__ = ()
 
-    result = SimpleNamespace(spec="spec/gap-state.md", stats={}, findings=(Novel(7, 2),))
+    result = CheckResult("spec/gap-state.md", {}, (Novel(7, 2),))
     run = check_sarif([result], CATALOGUE, "0")["runs"][0]
     [entry] = run["results"]
     assert run["tool"]["driver"]["rules"][entry["ruleIndex"]]["id"] == "novel"

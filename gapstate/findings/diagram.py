@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from gapstate.findings.record import Finding
+from gapstate.findings.record import Cause, Finding, record
 from gapstate.words import shell_word
 
 
@@ -16,19 +16,16 @@ class DiagramProblem(Enum):
     UNCLOSED = "the diagram block is never closed; close it with ``` and run `{command}`"
 
 
+@record
 class StaleDiagram(Finding):
     """A diagram block marked `<!-- gapstate:graph -->` that is not what `gapstate graph` draws."""
 
     kind = "stale_diagram"
-    __slots__ = ("reason", "path")
 
-    def __init__(self, line: int, column: int, reason: DiagramProblem, path: str):
-        super().__init__(line, column)
-        self.reason = reason
-        self.path = path  # the spec's, so the fix names the file to redraw, not the project's default
+    reason: DiagramProblem
+    path: str  # the spec's, so the fix names the file to redraw, not the project's default
 
-    @property
-    def message(self) -> str:
+    def describe(self, cause: Cause | None = None) -> str:
         path = shell_word(self.path)
         return self.reason.value.format(command=f"gapstate check --fix {path}") + (
             f" (or `gapstate graph --update --spec {path}`)"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
-from gapstate.findings.record import Finding
+from gapstate.findings.record import Cause, Finding, record
 from gapstate.table.vocabulary import COUNTERS, INITIAL
 
 
@@ -29,6 +29,7 @@ class ParseProblem(Enum):
     )
 
 
+@record
 class ParseError(Finding):
     """The spec's text is not a table: no block, two blocks, or a bad line.
 
@@ -37,43 +38,26 @@ class ParseError(Finding):
     """
 
     kind = "parse_error"
-    __slots__ = ("reason", "detail", "other")
+    reason: ParseProblem
+    detail: str = ""
+    other: int = 0
 
-    def __init__(self, line: int, column: int, reason: ParseProblem, detail: str = "", other: int = 0):
-        super().__init__(line, column)
-        self.reason = reason
-        self.detail = detail
-        self.other = other
-
-    @property
-    def message(self) -> str:
+    def describe(self, cause: Cause | None = None) -> str:
         return self.reason.value.format(line=self.line, detail=self.detail, other=self.other)
 
 
+@record
 class UnknownName(Finding):
     """A row names an event, guard, action or next state nobody defines."""
 
     kind = "unknown_name"
     template = "unknown {role} '{name}'{hint}{advice}"
     exported = ("name", "role", "suggestion")
-    __slots__ = ("role", "name", "known", "unentered", "suggestion")
-
-    def __init__(
-        self,
-        line: int,
-        column: int,
-        role: str,
-        name: str,
-        known: tuple[str, ...],
-        unentered: bool = False,
-        suggestion: str | None = None,
-    ):
-        super().__init__(line, column)
-        self.role = role
-        self.name = name
-        self.known = known
-        self.unentered = unentered  # a state no row leads to: the likely typo
-        self.suggestion = suggestion  # the closest known name, if one is close
+    role: str
+    name: str
+    known: tuple[str, ...]
+    unentered: bool = False  # a state no row leads to: the likely typo
+    suggestion: str | None = None  # the closest known name, if one is close
 
     def parts(self) -> dict[str, Any]:
         hint = "; no row leads to it" if self.unentered else ""
@@ -95,6 +79,7 @@ class CapProblem(Enum):
     UNCAPPED = "counter '{counter}' has no cap; add `@cap {counter} N` to the table"
 
 
+@record
 class BadCap(Finding):
     """A `@cap` line the vocabulary cannot use, or a counter left without a cap.
 
@@ -103,18 +88,11 @@ class BadCap(Finding):
     """
 
     kind = "bad_cap"
-    __slots__ = ("reason", "counter", "value", "suggestion")
+    reason: CapProblem
+    counter: str
+    value: int = 0
+    suggestion: str | None = None
 
-    def __init__(
-        self, line: int, column: int, reason: CapProblem, counter: str, value: int = 0, suggestion: str | None = None
-    ):
-        super().__init__(line, column)
-        self.reason = reason
-        self.counter = counter
-        self.value = value
-        self.suggestion = suggestion
-
-    @property
-    def message(self) -> str:
+    def describe(self, cause: Cause | None = None) -> str:
         advice = _advice(self.suggestion, COUNTERS)
         return self.reason.value.format(counter=self.counter, value=self.value, advice=advice)

@@ -4,7 +4,8 @@ One mistake in a table shows as many findings: delete a row and the hole it
 leaves cuts off every row past it, each of them `unreachable`. Fixing the
 hole fixes them all, and deleting them (what an unreachable row on its own
 calls for) makes the table worse. So each finding that only follows from
-another is given that root as its `cause`, and is shown under it.
+another is mapped to that root (`Attribution.causes`, which the check result
+holds: findings are frozen records, never changed), and is shown under it.
 
 What "follows from" means is decided on the configuration graph, by asking
 what the table would do if one root finding were mended, without knowing how
@@ -28,7 +29,9 @@ never fires is `proof.reach.why_unreachable`'s.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from itertools import product
+from typing import NamedTuple
 
 from gapstate.findings import (
     Ambiguous,
@@ -42,7 +45,6 @@ from gapstate.findings import (
 )
 from gapstate.proof.exploration import Exploration
 from gapstate.proof.mending import Walker, every_step, suspect
-from gapstate.proof.reach import why_unreachable
 from gapstate.run.machine import Machine
 from gapstate.table.model import ANY_STATE, Allowance, Literal, Row, Table, holds
 
@@ -54,40 +56,43 @@ from gapstate.table.model import ANY_STATE, Allowance, Literal, Row, Table, hold
 CAUSE_BUDGET = 100_000
 
 
-def attribute(findings: list[Finding], table: Table, machine: Machine, exploration: Exploration) -> None:
-    """Give every finding that follows from another its root `cause` (in place), and each unreachable row its reason."""
-    if not findings:
-        return
-    rows = {row.line: row for row in table.rows}
-    if any(isinstance(f, Unreachable) for f in findings):
-        configs = [c for c in exploration.configs() if not c.ended and machine.within_caps(c)]
-        for finding in findings:
-            if isinstance(finding, Unreachable):
-                finding.reason = why_unreachable(machine, configs, table, rows[finding.line])
-    _point_ambiguities(findings, table, exploration)
-    _structural(findings, table)
+class Attribution(NamedTuple):
+    """The findings, each overlap placed at its likelier row, and which root each consequence follows from."""
+
+    findings: list[Finding]
+    causes: dict[Finding, Finding]  # a consequence -> its root; a root is not a key
+
+
+def attribute(found: list[Finding], table: Table, machine: Machine, exploration: Exploration) -> Attribution:
+    """Place every overlap at the row most likely mistaken, and find the root each consequence follows from."""
+    if not found:
+        return Attribution(found, {})
+    findings = _point_ambiguities(found, table)
+    causes: dict[Finding, Finding] = {}
+    _structural(findings, table, causes)
     walk = Walker(machine, table, exploration)
-    for root in _candidates(findings, exploration):
+    for root in _candidates(findings):
         if walk.visited > CAUSE_BUDGET:
             break  # the findings not yet tried stay roots: each is shown on its own
-        if root.cause is not None:
+        if root in causes:
             continue
-        cause = root.as_cause()
         # A root is about its own steps and those of what already follows from it (a hole its guard left).
-        suspects = [s for f in findings if f is root or f.cause == cause if (s := suspect(f, table, machine)) is not None]
+        suspects = [
+            s for f in findings if f is root or causes.get(f) is root if (s := suspect(f, table, machine)) is not None
+        ]
         if not suspects:
             continue
-        cut_off = [f for f in findings if isinstance(f, Unreachable) and f.cause is None]
+        cut_off = [f for f in findings if isinstance(f, Unreachable) and f not in causes]
         if cut_off:
             fired = walk.opened(suspects, {f.line for f in cut_off})
-            for finding in cut_off:
-                if finding.line in fired:
-                    finding.cause = cause
+            for unreachable in cut_off:
+                if unreachable.line in fired:
+                    causes[unreachable] = root
         downstream = [
             f
             for f in findings
             if f is not root
-            and f.cause is None
+            and f not in causes
             and (isinstance(f, RuleBroken) or (isinstance(f, StaleAllowance) and f.reason is AllowanceProblem.ROW_FIRES))
         ]
         if downstream:
@@ -100,39 +105,38 @@ def attribute(findings: list[Finding], table: Table, machine: Machine, explorati
                     gone = (finding.rule, finding.line) not in broken
                     same_row = isinstance(root, RuleBroken) and root.line == finding.line
                     if gone or same_row:
-                        finding.cause = cause
+                        causes[finding] = root
                 elif finding.row not in fired:
-                    finding.cause = cause
-    _resolve(findings)
+                    causes[finding] = root
+    return Attribution(findings, _resolved(causes))
 
 
-def _candidates(findings: list[Finding], exploration: Exploration) -> list[Finding]:
+def _candidates(findings: list[Finding]) -> list[Finding]:
     """The findings that may be roots, in the order they are tried: structure first, then breaches by distance."""
-    structural = [f for f in findings if isinstance(f, (NotTotal, Contradiction, Ambiguous))]
-    rules = [f for f in findings if isinstance(f, RuleBroken)]
+    structural: list[Finding] = [f for f in findings if isinstance(f, (NotTotal, Contradiction, Ambiguous))]
+    rules: list[RuleBroken] = [f for f in findings if isinstance(f, RuleBroken)]
     rules.sort(key=lambda f: (f.detour, len(f.trace), f.line))
     return structural + rules
 
 
-def _resolve(findings: list[Finding]) -> None:
-    """Point every consequence at its root, never at another consequence."""
-    by_key = {(f.kind, f.line, getattr(f, "rule", None)): f for f in findings}
-    for finding in findings:
-        seen = 0
-        while finding.cause is not None and seen < len(findings):
-            cause = finding.cause
-            upstream = by_key.get((cause.kind, cause.line, cause.rule))
-            if upstream is None or upstream.cause is None or upstream is finding:
-                break
-            finding.cause = upstream.cause
-            seen += 1
+def _resolved(causes: dict[Finding, Finding]) -> dict[Finding, Finding]:
+    """Every consequence pointed at its root, never at another consequence."""
+    out: dict[Finding, Finding] = {}
+    for finding, cause in causes.items():
+        seen = {finding}
+        while cause in causes and cause not in seen:
+            seen.add(cause)
+            cause = causes[cause]
+        if cause is not finding:
+            out[finding] = cause
+    return out
 
 
 # Findings that explain others by the table's text alone -----------------------
 
 
-def _point_ambiguities(findings: list[Finding], table: Table, exploration: Exploration) -> None:
-    """Put each overlap at the row most likely mistaken, and make an overlap that repeats one row's others follow it.
+def _point_ambiguities(findings: list[Finding], table: Table) -> list[Finding]:
+    """The findings, each overlap made anew at the row most likely mistaken.
 
     The likely row, of the two: the one that fills a hole of its own state
     and event once a guard of it is negated (a negated guard both overlaps
@@ -156,7 +160,8 @@ def _point_ambiguities(findings: list[Finding], table: Table, exploration: Explo
         if isinstance(finding, Ambiguous):
             groups.setdefault((finding.state, finding.event), []).append(finding)
     if not groups:
-        return
+        return findings
+    placed: dict[Finding, int] = {}  # an overlap -> the line it is reported at
     patterns = _Patterns(table)
     dangling = [
         a
@@ -170,7 +175,7 @@ def _point_ambiguities(findings: list[Finding], table: Table, exploration: Explo
         for finding in all_of_them:
             if finding.copy and holes:
                 first, second = (rows[line] for line in finding.rows)
-                finding.line = max(
+                placed[finding] = max(
                     (first, second),
                     key=lambda r: (
                         _negation_fills(r, holes),
@@ -180,9 +185,7 @@ def _point_ambiguities(findings: list[Finding], table: Table, exploration: Explo
                     ),
                 ).line
         group = [f for f in all_of_them if not f.copy]
-        lines = {line for f in group for line in f.rows}
-        involved = [line for line in lines if all(line in f.rows for f in group)]
-        widening = involved[0] if len(group) > 1 and len(involved) == 1 else None
+        widening = _widened(group)
         for finding in group:
             first, second = (rows[line] for line in finding.rows)
 
@@ -200,11 +203,15 @@ def _point_ambiguities(findings: list[Finding], table: Table, exploration: Explo
                     row is first,
                 )
 
-            finding.line = max((first, second), key=likely).line
-        if widening is not None:
-            group.sort(key=lambda f: f.rows)
-            for finding in group[1:]:
-                finding.cause = group[0].as_cause()
+            placed[finding] = max((first, second), key=likely).line
+    return [replace(f, line=placed[f]) if f in placed and placed[f] != f.line else f for f in findings]
+
+
+def _widened(group: list[Ambiguous]) -> int | None:
+    """The one row every overlap of a (state, event) involves, when there are several: a dropped guard widened it."""
+    lines = {line for f in group for line in f.rows}
+    involved = [line for line in lines if all(line in f.rows for f in group)]
+    return involved[0] if len(group) > 1 and len(involved) == 1 else None
 
 
 class _Patterns:
@@ -304,20 +311,29 @@ def _negation_fills_hole(row: Row, hole: NotTotal) -> bool:
     return False
 
 
-def _structural(findings: list[Finding], table: Table) -> None:
-    """Holes a mistaken guard left, and allowances of a deleted row, follow from what the text shows."""
+def _structural(findings: list[Finding], table: Table, causes: dict[Finding, Finding]) -> None:
+    """What follows from what the text shows: the overlaps of one widened row follow the first of them,
+    a hole a mistaken guard left follows from that row, and an allowance of a deleted row from the hole."""
     rows = {row.line: row for row in table.rows}
+    groups: dict[tuple[str, str], list[Ambiguous]] = {}
+    for finding in findings:
+        if isinstance(finding, Ambiguous) and not finding.copy:
+            groups.setdefault((finding.state, finding.event), []).append(finding)
+    for group in groups.values():
+        if _widened(group) is not None:
+            group.sort(key=lambda f: f.rows)
+            causes.update((finding, group[0]) for finding in group[1:])
     holes = [f for f in findings if isinstance(f, NotTotal)]
     for hole in holes:
         for finding in findings:
-            if isinstance(finding, Ambiguous) and finding.cause is None:
+            if isinstance(finding, Ambiguous) and finding not in causes:
                 if _negation_fills_hole(rows[finding.line], hole):
-                    hole.cause = finding.as_cause()
+                    causes[hole] = finding
                     break
             elif isinstance(finding, Contradiction):
                 row = rows[finding.line]
                 if row.event == hole.event and (hole.state == "*" or row.applies_to(hole.state)):
-                    hole.cause = finding.as_cause()
+                    causes[hole] = finding
                     break
     overlaps = [f for f in findings if isinstance(f, Ambiguous)]
     for finding in findings:
@@ -334,5 +350,5 @@ def _structural(findings: list[Finding], table: Table) -> None:
                     same = row.event == allowance.event and row.state == allowance.state
                     near = _near(row.guard_set, allowance.guards)
                 if same and near:
-                    finding.cause = other.as_cause()
+                    causes[finding] = other
                     break

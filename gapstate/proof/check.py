@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from gapstate.results import Result
 from gapstate.findings import (
     Ambiguous,
+    Cause,
     Contradiction,
     Finding,
 )
@@ -29,7 +30,12 @@ from gapstate.table.vocabulary import (
 
 @dataclass(frozen=True)
 class CheckResult(Result):
-    """The outcome of `check`, shaped like its JSON output."""
+    """The outcome of `check`, shaped like its JSON output.
+
+    `causes` maps each finding that follows from another to its root (a
+    root is not a key): the findings themselves are frozen records, and
+    how a consequence is told depends on its root (`message`, `to_dict`).
+    """
 
     spec: str
     stats: dict[str, int]
@@ -37,13 +43,35 @@ class CheckResult(Result):
     proved: bool = True  # False when syntax or name findings stopped the proof
     read: tuple[int, int, int] = (0, 0, 0)  # the rows, caps and allowances that parsed
     lines: tuple[str, ...] = ()  # the spec's lines, for showing each finding where it stands
+    causes: Mapping[Finding, Finding] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return not self.findings
 
+    def root_of(self, finding: Finding) -> Finding | None:
+        """The root finding `finding` follows from; None for a root."""
+        return self.causes.get(finding)
+
+    def cause(self, finding: Finding) -> Cause | None:
+        """How `finding` names its root; None for a root."""
+        root = self.causes.get(finding)
+        return root.as_cause() if root is not None else None
+
+    def roots(self) -> list[Finding]:
+        """The findings to fix, in line order: those that follow from no other."""
+        return [f for f in self.findings if f not in self.causes]
+
+    def message(self, finding: Finding) -> str:
+        """The finding's message, as a root or under its root."""
+        return finding.describe(self.cause(finding))
+
+    def finding_dict(self, finding: Finding) -> dict[str, Any]:
+        """One finding's JSON form, with its `cause`."""
+        return finding.to_dict(self.cause(finding))
+
     def to_dict(self) -> dict[str, Any]:
-        return {**self.streamed(), "findings": [f.to_dict() for f in self.findings]}
+        return {**self.streamed(), "findings": [self.finding_dict(f) for f in self.findings]}
 
     def streamed(self) -> dict[str, Any]:
         """`to_dict()` with its findings an iterator, each made as it is read: for writing a big
@@ -52,23 +80,17 @@ class CheckResult(Result):
             "ok": self.ok,
             "spec": self.spec,
             "stats": dict(self.stats),
-            "findings": (f.to_dict() for f in self.findings),
+            "findings": (self.finding_dict(f) for f in self.findings),
         }
 
     def grouped(self) -> list[tuple[Finding, list[Finding]]]:
-        """Each root finding, in line order, with the findings that follow from it."""
-        roots = [f for f in self.findings if f.cause is None]
-        keys = {(f.kind, f.line, getattr(f, "rule", None)): f for f in roots}
-        under: dict[int, list[Finding]] = {id(f): [] for f in roots}
+        """Each root finding, in line order, with the findings that follow from it, in line order."""
+        under: dict[Finding, list[Finding]] = {f: [] for f in self.roots()}
         for finding in self.findings:
-            if finding.cause is not None:
-                root = keys.get((finding.cause.kind, finding.cause.line, finding.cause.rule))
-                if root is None:  # pragma: no cover - every cause names a root of the same result
-                    roots.append(finding)
-                    under[id(finding)] = []
-                else:
-                    under[id(root)].append(finding)
-        return [(root, under[id(root)]) for root in roots]
+            root = self.causes.get(finding)
+            if root is not None:
+                under[root].append(finding)
+        return list(under.items())
 
 
 
@@ -88,6 +110,7 @@ def check(spec: Spec, progress: Callable[[int, int], None] | None = None,
         "unreachable_allowed": 0,
     }
     findings = list(spec.findings)
+    causes: dict[Finding, Finding] = {}
     if spec.steppable:
         assert table is not None
         findings.extend(totality_findings(table))
@@ -101,12 +124,12 @@ def check(spec: Spec, progress: Callable[[int, int], None] | None = None,
         # Rows already reported as contradictory or ambiguous do not fire for
         # the reason those findings give; calling them unreachable too is noise.
         explained = {f.line for f in findings if isinstance(f, (Contradiction, Ambiguous))}
-        reach, allowed = reachability(table, exploration, explained)
+        reach, allowed = reachability(table, machine, exploration, explained)
         findings.extend(reach)
         stats["unreachable_allowed"] = allowed
         findings.extend(rule_findings(exploration))
-        attribute(findings, table, machine, exploration)
+        findings, causes = attribute(findings, table, machine, exploration)
         findings.extend(diagram_findings(spec.text, table, spec.path))
     findings.sort(key=lambda f: f.sort_key)
     read = (len(table.rows), len(table.caps), len(table.allowances)) if table else (0, 0, 0)
-    return CheckResult(spec.path, stats, tuple(findings), spec.steppable, read, tuple(text_lines(spec.text)))
+    return CheckResult(spec.path, stats, tuple(findings), spec.steppable, read, tuple(text_lines(spec.text)), causes)

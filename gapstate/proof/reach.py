@@ -8,7 +8,11 @@ from itertools import combinations
 from gapstate.findings import (
     AllowanceProblem,
     Finding,
+    GuardsNeverHold,
+    NeverEntered,
+    NeverFires,
     StaleAllowance,
+    TakenEarlier,
     Unreachable,
 )
 from gapstate.proof.exploration import Exploration, Firing
@@ -17,8 +21,8 @@ from gapstate.table.model import STAY, Literal, Row, Table, format_guards, holds
 from gapstate.table.vocabulary import EVENTS, GUARDS, Config
 
 
-def reachability(table: Table, exploration: Exploration, skip: set[int]) -> tuple[list[Finding], int]:
-    """unreachable and stale_allowance findings, and how many allowances hold."""
+def reachability(table: Table, machine: Machine, exploration: Exploration, skip: set[int]) -> tuple[list[Finding], int]:
+    """unreachable findings, each with why its row never fires, stale_allowance findings, and how many allowances hold."""
     findings: list[Finding] = []
     allowed: dict[int, int] = {}  # row line -> allowance line
     held = 0
@@ -40,10 +44,13 @@ def reachability(table: Table, exploration: Exploration, skip: set[int]) -> tupl
             continue
         first = allowed.setdefault(row.line, allowance.line)
         findings.append(StaleAllowance(allowance.line, 1, reason, str(allowance), row.line, first))
+    configs: list[Config] | None = None
     for row in table.rows:
         if row.invalid or row.line in exploration.fired or row.line in allowed or row.line in skip:
             continue
-        findings.append(Unreachable(row.line, 1, str(row)))
+        if configs is None:
+            configs = [c for c in exploration.configs() if not c.ended and machine.within_caps(c)]
+        findings.append(Unreachable(row.line, 1, str(row), why_unreachable(machine, configs, table, row)))
     return findings, held
 
 
@@ -69,8 +76,8 @@ def firings(machine: Machine, exploration: Exploration) -> dict[int, list[Firing
 
 
 
-def why_unreachable(machine: Machine, configs: list[Config], table: Table, row: Row) -> str:
-    """Why no reachable configuration fires `row`, in the guards' own words.
+def why_unreachable(machine: Machine, configs: list[Config], table: Table, row: Row) -> NeverFires:
+    """Why no reachable configuration fires `row`, as a reason record the catalogue puts into words.
 
     `configs` are the reachable configurations that can still take a step.
     Either no reachable configuration is in its state (and which rows lead
@@ -79,33 +86,21 @@ def why_unreachable(machine: Machine, configs: list[Config], table: Table, row: 
     DUE configuration still has an attempt left), with the valuations that
     do occur; or an earlier row takes every valuation it matches.
     """
-    states = {s for s in table.states if row.applies_to(s)}
-    where = " or ".join(sorted(states)) if row.state != "*" else "any state"
+    states = tuple(sorted(s for s in table.states if row.applies_to(s)))
+    wildcard = row.state == "*"
     here = [c for c in configs if c.state in states]
     if not here:
         leads = sorted({r.line for r in table.rows if r.next != STAY and r.next in states and r.next != r.state})
-        if not leads:
-            return f"no row leads to {where}"
-        lines = ", ".join(str(line) for line in leads)
-        return f"no reachable configuration is in {where}: the row{'s' if len(leads) != 1 else ''} leading there (line{'s' if len(leads) != 1 else ''} {lines}) never fire{'s' if len(leads) == 1 else ''}"
+        return NeverEntered(states, wildcard, tuple(leads))
     valuations = [machine.guard_values(c, row.event, choice)[1] for c in here for choice in machine.choices(c, row.event)]
-    count = f"{len(here)} reachable {where} configuration{'s' if len(here) != 1 else ''}"
     names = [lit.guard for lit in row.guards]
-    occur = sorted({format_guards(tuple(Literal(n, v[n]) for n in names)) for v in valuations})
-    seen = "; the valuations that occur there: " + ", ".join(f"`{v}`" for v in occur)
+    occur = tuple(sorted({format_guards(tuple(Literal(n, v[n]) for n in names)) for v in valuations}))
     for size in range(1, len(row.guards) + 1):
         for subset in combinations(row.guards, size):
             if any(holds(subset, values) for values in valuations):
                 continue
-            if size == 1:
-                (lit,) = subset
-                always = "true" if not lit.positive else "false"
-                return (
-                    f"`{lit}` never holds on {row.event}: {lit.guard} ({GUARDS[lit.guard].meaning}) "
-                    f"is {always} in every one of the {count}{seen}"
-                )
-            shown = ", ".join(f"`{lit}`" for lit in subset)
-            return f"{shown} never hold together on {row.event} in any of the {count}{seen}"
+            meaning = GUARDS[subset[0].guard].meaning if size == 1 else ""
+            return GuardsNeverHold(row.event, tuple(map(str, subset)), meaning, states, wildcard, len(here), occur)
     taken = sorted({
         outcome.row.line
         for c in here
@@ -113,5 +108,4 @@ def why_unreachable(machine: Machine, configs: list[Config], table: Table, row: 
         if holds(row.guards, machine.guard_values(c, row.event, choice)[1])
         and (outcome := machine.step(c, row.event, choice)).row is not None
     })
-    lines = ", ".join(str(line) for line in taken)
-    return f"every reachable valuation it matches is taken by the row{'s' if len(taken) != 1 else ''} at line {lines}, written first"
+    return TakenEarlier(tuple(taken))

@@ -67,13 +67,13 @@ def _every_state(findings: list[Finding], states: int) -> list[Finding]:
     for finding in findings:
         if isinstance(finding, NotTotal):
             holes.setdefault((finding.event, frozenset(finding.cube)), []).append(finding)
-    merged: dict[int, NotTotal] = {}
+    merged: dict[Finding, NotTotal | None] = {}
     for group in holes.values():
         if states > 1 and len(group) == states:
             first = min(group, key=lambda f: f.line)
-            merged[id(group[0])] = NotTotal(first.line, 1, "*", first.event, first.valuation, first.cube)
-            merged.update({id(f): None for f in group[1:]})  # type: ignore[misc]
-    return [merged.get(id(f), f) for f in findings if merged.get(id(f), f) is not None]
+            merged[group[0]] = NotTotal(first.line, 1, "*", first.event, first.valuation, first.cube)
+            merged.update(dict.fromkeys(group[1:]))
+    return [shown for f in findings if (shown := merged.get(f, f)) is not None]
 
 
 Cube = tuple[tuple[int, bool], ...]  # (guard position, value) for each guard the cube fixes

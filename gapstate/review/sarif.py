@@ -68,15 +68,15 @@ def _location(path: str, line: int | None, column: int | None) -> dict[str, Any]
     return {"physicalLocation": physical}
 
 
-def _result(finding: Any, spec: str, index: dict[str, int]) -> dict[str, Any]:
-    record = finding.to_dict()
+def _result(finding: Any, result: CheckResult, index: dict[str, int]) -> dict[str, Any]:
+    record = result.finding_dict(finding)
     extra = {k: v for k, v in record.items() if k not in ("kind", "line", "column", "message")}
     entry: dict[str, Any] = {
         "ruleId": finding.kind,
         "ruleIndex": index[finding.kind],
-        "level": "error" if finding.cause is None else "note",  # a consequence is fixed by fixing its root
-        "message": {"text": finding.message},
-        "locations": [_location(spec, finding.line, finding.column)],
+        "level": "error" if result.root_of(finding) is None else "note",  # a consequence is fixed by fixing its root
+        "message": {"text": record["message"]},
+        "locations": [_location(result.spec, finding.line, finding.column)],
     }
     if extra:
         entry["properties"] = extra
@@ -119,7 +119,7 @@ def check_sarif(outcomes: Iterable[CheckResult | GapstateError], catalogue: tupl
                         "toolExecutionNotifications": [_notification(error) for error in failed],
                     }
                 ],
-                "results": [_result(f, r.spec, index) for r in checked for f in r.findings],
+                "results": [_result(f, r, index) for r in checked for f in r.findings],
                 "properties": {"specs": [{"spec": r.spec, "stats": dict(r.stats)} for r in checked]},
             }
         ],

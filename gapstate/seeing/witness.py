@@ -198,4 +198,4 @@ def why_unreachable(ways: Ways, row: Row) -> str:
     from gapstate.proof.reach import why_unreachable as why
 
     assert ways.spec.table is not None
-    return why(ways.machine, ways.configurations(set(ways.spec.table.states)), ways.spec.table, row)
+    return why(ways.machine, ways.configurations(set(ways.spec.table.states)), ways.spec.table, row).words()

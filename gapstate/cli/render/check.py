@@ -21,14 +21,14 @@ def check_text(result: CheckResult) -> str:
     """
     lines: list[str] = []
     for root, consequences in result.grouped():
-        lines.append(f"{escape(result.spec)}:{root.line}:{root.column}: {root.kind}: {escape(root.message)}")
+        lines.append(f"{escape(result.spec)}:{root.line}:{root.column}: {root.kind}: {escape(result.message(root))}")
         if 1 <= root.line <= len(result.lines):
             lines.extend(quote(root.line, result.lines[root.line - 1], root.column))
         for event in trace_lines(root.trace):
             lines.append(f"    {event}")
         if consequences:
             lines.append(f"  {plural(len(consequences), 'finding')} follow{'s' if len(consequences) == 1 else ''} from it:")
-            lines.extend(f"    {escape(result.spec)}:{f.line}:{f.column}: {f.kind}: {escape(f.message)}" for f in consequences)
+            lines.extend(f"    {escape(result.spec)}:{f.line}:{f.column}: {f.kind}: {escape(result.message(f))}" for f in consequences)
     return "\n".join(lines)
 
 
@@ -51,7 +51,7 @@ def check_verdict(result: CheckResult, bundled: bool = False) -> str:
             "the proof did not run: fix the findings above first"
         )
     count = len(result.findings)
-    roots = sum(f.cause is None for f in result.findings)
+    roots = len(result.roots())
     verdict = "ok" if result.ok else f"{count} finding{'s' if count != 1 else ''}"
     if roots < count:
         verdict += f": {roots} to fix, {count - roots} follow{'s' if count - roots == 1 else ''} from {'it' if roots == 1 else 'them'}"

@@ -59,8 +59,8 @@ def check_github(outcomes: Iterable[CheckResult | GapstateError]) -> str:
             continue
         lines.extend(
             command(
-                "error" if finding.cause is None else "notice",  # a consequence is fixed by fixing its root
-                _with_trace(finding.message, finding.trace),
+                "error" if outcome.root_of(finding) is None else "notice",  # a consequence is fixed by fixing its root
+                _with_trace(outcome.message(finding), finding.trace),
                 file=outcome.spec,
                 line=finding.line,
                 col=finding.column,
