@@ -65,7 +65,7 @@ def test_checking_the_bundled_example_unasked_says_so_on_stderr_in_every_format(
     result = run("check", "--format", fmt)
     assert result.exit_code == 0
     assert "checks the example bundled with gapstate, not your spec" in result.stderr
-    assert "[tool.gapstate]" in result.stderr and "gapstate check spec/gap-state.md" in result.stderr
+    assert "gapstate.toml" in result.stderr and "gapstate check spec/gap-state.md" in result.stderr
     said = result.stderr.splitlines()
     assert said[0].startswith("gapstate: warning: ") and said[-1].startswith("gapstate check: gapstate:spec/gap-state.md (the bundled spec): ")
     assert sum(line.startswith("gapstate check: ") for line in said) == 1  # the warning is not a second summary
@@ -233,7 +233,7 @@ def test_conform_and_vectors_name_the_bundled_spec_as_check_does_not_by_its_inst
     monkeypatch.chdir(tmp_path)
     written = run("vectors", "suite")
     assert written.exit_code == 0, written.output
-    assert written.stderr.startswith("gapstate vectors: suite: ")
+    assert written.stderr.splitlines()[-1].startswith(f"gapstate vectors: {BUNDLED_NAME} -> suite: ")
     manifest = json.loads((tmp_path / "suite" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["spec"]["path"] == BUNDLED_NAME
     ran = run("conform", "--vectors", "suite", "--examples", "0", "--timeout", "60", "--", sys.executable, str(ROOM_LOOP))
@@ -382,3 +382,109 @@ def test_a_settings_file_that_is_a_folder_a_fifo_or_a_link_to_nothing_is_an_erro
     assert result.exit_code == 2
     why = {"folder": "is a directory, not a file", "fifo": "is a named pipe (FIFO)", "dangling": "a symbolic link to nothing"}
     assert result.stderr.startswith(f"gapstate: error: ../{name}: {why[kind]}")
+
+
+def _spec_commands(folder):
+    """Each command that reads a spec, as a user runs it in `folder` without naming one."""
+    import sys
+
+    from .support import ROOM_LOOP
+
+    trace = folder / "t.jsonl"
+    trace.write_text('{"event": "busy_start"}\n', encoding="utf-8")
+    return {
+        "check": ["check"],
+        "replay": ["replay", str(trace)],
+        "fuzz": ["fuzz", "--examples", "1", "--seed", "1"],
+        "witness": ["witness", "CLEAR|busy_end|-"],
+        "explain": ["explain", "CLEAR|busy_end|-"],
+        "coverage": ["coverage", str(trace)],
+        "graph": ["graph"],
+        "vectors": ["vectors", str(folder / "out")],
+        "conform": ["conform", "--replay", str(trace), "--", sys.executable, str(ROOM_LOOP)],
+    }
+
+
+def test_every_command_that_takes_spec_takes_require_spec(tmp_path):
+    import click
+
+    from gapstate.cli import main
+
+    context = click.Context(main)
+    takes = {}
+    for name in main.list_commands(context):
+        options = {option for param in main.get_command(context, name).params for option in param.opts}
+        if "--spec" in options:
+            takes[name] = "--require-spec" in options
+    assert set(takes) == set(_spec_commands(tmp_path))  # so the tests below run each of them
+    assert takes and all(takes.values()), takes
+
+
+def test_every_command_says_on_stderr_that_it_read_the_bundled_example_and_names_it_in_its_summary(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name, args in _spec_commands(tmp_path).items():
+        result = run(*args)
+        assert result.exit_code == 0, (name, result.output)
+        said = result.stderr.splitlines()
+        assert said[0].startswith("gapstate: warning: no spec given and none configured, so this "), name
+        assert "the example bundled with gapstate, not your spec" in said[0], name
+        assert said[-1].startswith(f"gapstate {name}: {BUNDLED_NAME}"), (name, said[-1])
+        assert sum(line.startswith(f"gapstate {name}: ") for line in said) == 1  # the warning is no second summary
+        refused = run(*args[:1], "--require-spec", *args[1:])
+        assert refused.exit_code == 2, name
+        assert refused.stdout == "" and "--require-spec refuses to read the bundled example" in refused.stderr, name
+
+
+def test_a_given_or_configured_spec_is_named_in_the_summary_without_a_warning(project):
+    (project / "tables" / "gap.md").write_text(SPEC_TEXT, encoding="utf-8")
+    for name, args in _spec_commands(project).items():
+        result = run(*args[:1], "--require-spec", *args[1:])
+        assert result.exit_code == 0, (name, result.output)
+        assert "warning" not in result.stderr and "bundled" not in result.stderr, name
+        assert result.stderr.splitlines()[-1].startswith(f"gapstate {name}: ../../tables/gap.md"), name
+
+
+def test_a_table_in_the_repository_that_nothing_configures_is_named_with_the_line_to_add(tmp_path, monkeypatch):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "spec").mkdir()
+    (tmp_path / "spec" / "gap-state.md").write_text(BROKEN, encoding="utf-8")
+    (tmp_path / "README.md").write_text("Prose, and a code block:\n\n```\nmake\n```\n", encoding="utf-8")
+    (tmp_path / ".venv" / "lib").mkdir(parents=True)  # an install's copy is nobody's spec
+    (tmp_path / ".venv" / "lib" / "gap-state.md").write_text(SPEC_TEXT, encoding="utf-8")
+    (tmp_path / "src" / "deep").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "src" / "deep")
+    trace = tmp_path / "t.jsonl"
+    trace.write_text('{"event": "busy_start"}\n', encoding="utf-8")
+    result = run("replay", str(trace))
+    notes = [line for line in result.stderr.splitlines() if line.startswith("gapstate: note: ")]
+    assert notes == [("gapstate: note: ../../spec/gap-state.md holds a gap-state table that no setting names; "
+                      'to read it, add `spec = "spec/gap-state.md"` to ../../gapstate.toml')]
+    (tmp_path / "gapstate.toml").write_text('spec = "spec/gap-state.md"\n', encoding="utf-8")  # as the note says
+    assert run("check").exit_code == 1  # now the repository's (broken) table, not the bundled one
+    assert "note" not in run("check").stderr
+
+
+def test_the_line_to_add_goes_into_the_settings_file_that_names_no_spec(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text('[tool.gapstate]\nmax-configurations = 1000\n', encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / 'a "quoted" table.md').write_text(SPEC_TEXT, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    notes = [line for line in run("graph").stderr.splitlines() if line.startswith("gapstate: note: ")]
+    assert notes == [('gapstate: note: docs/a "quoted" table.md holds a gap-state table that no setting names; '
+                      'to read it, add `spec = "docs/a \\"quoted\\" table.md"` to [tool.gapstate] in pyproject.toml')]
+
+
+def test_the_fallback_example_on_the_cli_page_is_what_replay_says(tmp_path, monkeypatch):
+    import re
+
+    from .support import ROOT
+
+    page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    block = re.search(r"```console fragment\n\$ gapstate replay trace.jsonl\n(.*?)```\n", page, flags=re.DOTALL)[1]
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "spec").mkdir()
+    (tmp_path / "spec" / "gap-state.md").write_text(SPEC_TEXT, encoding="utf-8")
+    (tmp_path / "trace.jsonl").write_text('{"event": "busy_start"}\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    said = run("replay", "trace.jsonl").stderr.splitlines()
+    assert said[:-1] == block.splitlines()

@@ -50,8 +50,8 @@ def test_the_tail_marks_the_stop_and_gives_the_final_configuration():
 
 
 def test_the_summary_counts_the_events_and_says_where_the_replay_stopped():
-    assert replay_summary(_replayed(), "t.jsonl") == "gapstate replay: t.jsonl: 5 events: stopped at line 5 (invalid_event)"
-    assert replay_summary(dataclasses.replace(_replayed(), error=None, events=1), "t.jsonl") == "gapstate replay: t.jsonl: 1 event: ok"
+    assert replay_summary(_replayed(), "s.md", "t.jsonl") == "gapstate replay: s.md: t.jsonl: 5 events: stopped at line 5 (invalid_event)"
+    assert replay_summary(dataclasses.replace(_replayed(), error=None, events=1), "s.md", "t.jsonl") == "gapstate replay: s.md: t.jsonl: 1 event: ok"
 
 
 def test_the_document_is_the_result_s_dict_with_a_step_a_line():

@@ -103,4 +103,4 @@ def test_coverage_lists_every_reachable_row_then_those_never_fired_the_stopped_a
                          f"  {tmp_path}/a.jsonl:2: the 2nd event: invalid_event: send_ok cannot occur in OPEN (row at line {REFUSED} marks it invalid)"]
     assert tail[3] == "unusable: 1 trace could not be read (not counted)"
     assert tail[4].startswith(f"  {tmp_path}/b\\x1b.jsonl:1: unknown event 'nope'")
-    assert coverage_summary(result) == f"gapstate coverage: 2 traces, 3 events: fired 2 of {len(result.reachable)} reachable rows"
+    assert coverage_summary(result, "s\n.md") == f"gapstate coverage: s\\n.md: 2 traces, 3 events: fired 2 of {len(result.reachable)} reachable rows"

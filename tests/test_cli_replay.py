@@ -143,7 +143,7 @@ def test_replay_text_names_trace_lines_not_indexes_and_json_keeps_the_index(tmp_
     assert lines[0].startswith("line 1 ") and lines[1].startswith("line 3 ")
     assert lines[2] == f"! {path}:4: invalid_event: send_ok cannot occur in OPEN (row at line {line_of(SPEC_TEXT, 'OPEN | send_ok')} marks it invalid)"
     assert lines[-1].startswith("final: ")
-    assert replay(path).stderr.splitlines()[-1] == f"gapstate replay: {path}: 3 events: stopped at line 4 (invalid_event)"
+    assert replay(path).stderr.splitlines()[-1] == f"gapstate replay: spec/gap-state.md: {path}: 3 events: stopped at line 4 (invalid_event)"
     document = json.loads(replay(path, "--format", "json").stdout)
     assert [step["index"] for step in document["steps"]] == [0, 1] and document["error"]["index"] == 2
 
@@ -167,7 +167,7 @@ def test_replay_text_shows_the_fields_that_decide_a_guard(tmp_path):
 
 def test_replay_says_one_event_not_one_events(tmp_path):
     path = write_trace(tmp_path, '{"event": "busy_start"}')
-    assert replay(path).stderr.splitlines()[-1] == f"gapstate replay: {path}: 1 event: ok"
+    assert replay(path).stderr.splitlines()[-1] == f"gapstate replay: spec/gap-state.md: {path}: 1 event: ok"
 
 
 # the events, listed where a newcomer looks ----------------------------------------

@@ -57,7 +57,7 @@ def test_the_vectors_summary_counts_what_was_written(tmp_path):
     events = sum(len(path.read_text(encoding="utf-8").splitlines()) for path in traces)
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     summary = result.stderr.splitlines()[-1]
-    assert summary.startswith(f"gapstate vectors: {out}: {len(traces)} traces, {events} events: ")
+    assert summary.startswith(f"gapstate vectors: {spec} -> {out}: {len(traces)} traces, {events} events: ")
     met = sum(1 for goal in manifest["goals"] if goal["traces"])
     pairs = manifest["pairs"]
     assert summary.endswith(

@@ -29,16 +29,39 @@ def format_option(*choices: str, help: str) -> Callable[..., Any]:
 
 
 FORMAT = format_option("text", "json", help="text for people, json (one document on stdout) for programs.")
-SPEC = click.option(
-    "--spec",
-    "spec_path",
-    metavar="PATH",
-    default=None,
-    help=(
-        "The spec file (markdown with the table). Default: the `spec` setting of [tool.gapstate] "
-        "in the nearest pyproject.toml above this folder, else the spec bundled with gapstate."
-    ),
-)
+_REQUIRED = "gapstate.require_spec"  # click's context meta: --require-spec was given
+
+
+def _spec_options() -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--spec PATH` (read into `spec_path`) and `--require-spec` (kept for `choose_spec`), on every command that reads a spec."""
+    spec = click.option(
+        "--spec",
+        "spec_path",
+        metavar="PATH",
+        default=None,
+        help=(
+            "The spec file (markdown with the table). Default: the `spec` setting of the nearest "
+            "gapstate.toml, .gapstate.toml or pyproject.toml [tool.gapstate] above this folder, "
+            "else the example bundled with gapstate (said on stderr)."
+        ),
+    )
+
+    def remember(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+        ctx.meta[_REQUIRED] = value
+        return value
+
+    require = click.option(
+        "--require-spec",
+        is_flag=True,
+        expose_value=False,
+        callback=remember,
+        help="Exit 2 rather than read the bundled example when no spec is given and none is configured "
+        "(for CI and hooks: a step that reads nothing of yours must not pass).",
+    )
+    return lambda command: spec(require(command))
+
+
+SPEC = _spec_options()
 
 # Exit codes for a stop the user asked for, as a shell reports a process
 # killed by SIGINT (128 + 2) or SIGPIPE (128 + 13); 1 would claim findings.
@@ -170,14 +193,42 @@ def save_target(path: str | None) -> None:
 
 
 def spec_for(spec_path: str | None) -> Any:
-    """The spec a command with --spec means: that path, else the project's, else the bundled one.
+    """The spec a command with --spec means, read: `choose_spec`, then `read_spec`; GapstateError when it cannot be read."""
+    return read_spec(choose_spec(spec_path))
 
-    Every command that takes --spec reads its spec through here (see
-    gapstate.cli.config.resolve_spec_path); GapstateError when it cannot be read.
+
+def choose_spec(spec_path: str | None, verb: str = "reads", hint: str = "name it with --spec PATH") -> Any:
+    """The spec a command with --spec means: that path, else the configured one, else the bundled one, said.
+
+    Every command that takes --spec decides through here (see
+    gapstate.cli.config.resolve_spec_path). Falling back to the bundled
+    example is never silent: a warning on stderr, in every format, and a note
+    for each file of the repository that holds a gap-state table no setting
+    names, with the line to add; with --require-spec, GapstateError instead.
     """
     from gapstate.cli.config import resolve_spec_path
 
-    return read_spec(resolve_spec_path(spec_path))
+    choice = resolve_spec_path(spec_path)
+    if choice.bundled:
+        fallback(verb, hint)
+    return choice
+
+
+def fallback(verb: str, hint: str) -> None:
+    """Say that the command falls back to the bundled example, or refuse to with --require-spec."""
+    from gapstate.cli.config import unconfigured_tables
+
+    if click.get_current_context().meta.get(_REQUIRED):  # meta is shared by the group's and the command's contexts
+        raise GapstateError(f"{NO_SPEC} ({hint}); --require-spec refuses to read the bundled example instead")
+    # Warnings, not the summary line (which follows, last): worded as errors are, `gapstate: warning: ...`.
+    say(f"gapstate: warning: {NO_SPEC}, so this {verb} the example bundled with gapstate, not your spec "
+        f"({hint}, or configure it: {CONFIGURE})", err=True)
+    for note in unconfigured_tables():
+        say(f"gapstate: note: {note}", err=True)
+
+
+NO_SPEC = "no spec given and none configured"
+CONFIGURE = 'spec = "PATH" in gapstate.toml, or under [tool.gapstate] in pyproject.toml'
 
 
 class Documented(click.Command):

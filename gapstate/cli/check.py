@@ -11,6 +11,7 @@ from gapstate import __version__
 from gapstate.cli.base import (
     SPEC,
     LateBar,
+    choose_spec,
     format_option,
     main,
     read_spec,
@@ -18,12 +19,6 @@ from gapstate.cli.base import (
 )
 from gapstate.cli.output import say, say_json, summarize
 from gapstate.errors import GapstateError
-
-
-NO_SPEC = (
-    "no spec given and none configured (pass its path, `gapstate check spec/gap-state.md`, "
-    'or set `spec = "spec/gap-state.md"` under [tool.gapstate] in pyproject.toml)'
-)
 
 
 @main.command()
@@ -48,12 +43,6 @@ NO_SPEC = (
 )
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings (2 still means unusable input).")
 @click.option(
-    "--require-spec",
-    is_flag=True,
-    help="Exit 2 rather than check the bundled example when no path is given and no [tool.gapstate] "
-    "spec is set (for CI and hooks: a step that checks nothing of yours must not pass).",
-)
-@click.option(
     "--fix",
     is_flag=True,
     help="Mend what can be mended mechanically (a stale marked diagram block: redrawn in place), "
@@ -66,14 +55,13 @@ def check(
     fmt: str,
     budget: int | None,
     exit_zero: bool,
-    require_spec: bool,
     fix: bool,
 ) -> int:
     """Prove the table total, unambiguous and reachable, and check its rules.
 
     PATH (one or more) or --spec names the spec files; without either, the
-    `spec` setting of [tool.gapstate] in the nearest pyproject.toml, else the
-    bundled example (said on stderr; --require-spec makes it exit 2). Exit 0
+    `spec` setting (gapstate.toml or [tool.gapstate]), else the bundled
+    example (said on stderr; --require-spec makes it exit 2). Exit 0
     when nothing is found, 1 with findings, 2 when a spec cannot be read
     (with several, the worst).
     """
@@ -105,14 +93,8 @@ def check(
         return result
 
     given = ([spec_path] if spec_path is not None else []) + list(paths)
-    choices = [resolve_spec_path(path) for path in given or [None]]
-    if choices[0].bundled:
-        # Nothing named and nothing configured: a green run here proves only the
-        # example, so say so on stderr in every format, or refuse when asked to.
-        if require_spec:
-            raise GapstateError(f"{NO_SPEC}; --require-spec refuses to check the bundled example instead")
-        # A warning, not the summary line (which follows, last): worded as errors are, `gapstate: error: ...`.
-        say(f"gapstate: warning: {NO_SPEC}, so this checks the example bundled with gapstate, not your spec", err=True)
+    # Nothing named and nothing configured: a green run would prove only the example (said, or refused).
+    choices = [resolve_spec_path(path) for path in given] or [choose_spec(None, "checks", "pass its path, `gapstate check spec/gap-state.md`")]
     if len(choices) == 1 and fmt in ("text", "json"):
         result = proved(choices[0])
         if fmt == "json":

@@ -227,3 +227,75 @@ def _shown(path: Path, start: Path) -> str:
         return os.path.relpath(path, start)
     except ValueError:  # another drive, on Windows
         return str(path)
+
+
+# Folders never searched for tables: tools' and installs' own (a virtual
+# environment holds gapstate's bundled copy), and any hidden one.
+_PASSED_OVER = {"node_modules", "site-packages", "dist-packages", "target", "build", "dist", "__pycache__"}
+_MOST_ENTRIES = 20_000  # a search from a home folder or / stops here, quietly
+_MOST_BYTES = 1 << 20  # a larger markdown file is not a spec anyone edits by hand
+_MOST_SHOWN = 3
+
+
+def repository_top(start: Path) -> Path:
+    """The top of the git work tree holding `start` (a `.git` folder or file), else `start` itself."""
+    for folder in (start, *start.parents):
+        if os.path.lexists(folder / ".git"):
+            return folder
+    return start
+
+
+def unconfigured_tables(cwd: str | Path | None = None) -> list[str]:
+    """For each markdown file of the working folder's repository that holds a gap-state table: where, and the line to add.
+
+    Called only when no setting names a spec, so none of these files is
+    configured. The search is bounded (_MOST_ENTRIES, _MOST_BYTES) and shows
+    at most _MOST_SHOWN files, then how many more.
+    """
+    start = Path.cwd() if cwd is None else Path(cwd)
+    top = repository_top(start)
+    found = settings(start)
+    # The line goes into the settings file that is there (one without `spec`), else a new gapstate.toml at the top.
+    if found is not None:
+        target, base = found.where, (start / found.file).parent
+    else:
+        target, base = _shown(top / "gapstate.toml", start), top
+    tables = _tables_below(top)
+    notes = []
+    for path in tables[:_MOST_SHOWN]:
+        line = f"spec = {toml_string(Path(os.path.relpath(path, base)).as_posix())}"
+        notes.append(f"{_shown(path, start)} holds a gap-state table that no setting names; to read it, "
+                     f"add `{line}` to {target}")
+    if len(tables) > _MOST_SHOWN:
+        notes.append(f"and {len(tables) - _MOST_SHOWN} more files with a gap-state table")
+    return notes
+
+
+def _tables_below(top: Path) -> list[Path]:
+    """The markdown files under `top` holding a gap-state table, sorted, within the search bounds."""
+    from gapstate.files.source import text_lines
+    from gapstate.table.blocks import find_blocks
+
+    found: list[Path] = []
+    seen = 0
+    for folder, folders, files in os.walk(top):
+        if "pyvenv.cfg" in files:  # a virtual environment
+            folders[:] = []
+            continue
+        folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in _PASSED_OVER)
+        seen += len(folders) + len(files)
+        for name in sorted(files):
+            if not name.endswith(".md"):
+                continue
+            path = Path(folder) / name
+            try:
+                if not path.is_file() or path.is_symlink() or path.stat().st_size > _MOST_BYTES:
+                    continue
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            if "actions" in text and find_blocks(text_lines(text)):
+                found.append(path)
+        if seen > _MOST_ENTRIES:
+            break
+    return found

@@ -63,7 +63,7 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> i
     spec = spec_for(spec_path)
     caps = spec.table.cap_limits() if spec.table else {}
     if summary:
-        return _finish(run(spec, read_trace(trace_path), keep_steps=False), fmt, caps, label(trace_path))
+        return _finish(run(spec, read_trace(trace_path), keep_steps=False), fmt, caps, (spec.path, label(trace_path)))
     render = step_json if fmt == "json" else (lambda step: replay_step_line(step, caps))
     if trace_path == STDIN or not os.path.isfile(trace_path):
         return _spooled(spec, trace_path, fmt, caps, render)
@@ -90,7 +90,7 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> i
         if out.written:
             say("")
         say(replay_tail(result, caps, label(trace_path)))
-    return _summarized(result, label(trace_path))
+    return _summarized(result, (spec.path, label(trace_path)))
 
 
 class _Chunks:
@@ -135,11 +135,11 @@ def _spooled(spec: Any, trace_path: str, fmt: str, caps: dict[str, int], render:
         if fmt != "json" and spool.tell():
             spool.write("\n")
         spool.seek(0)
-        return _finish(result, fmt, caps, label(trace_path), iter(lambda: spool.read(1 << 16), ""))
+        return _finish(result, fmt, caps, (spec.path, label(trace_path)), iter(lambda: spool.read(1 << 16), ""))
 
 
-def _finish(result: Any, fmt: str, caps: dict[str, int], source: str, body: Iterable[str] | None = None) -> int:
-    """Print the steps (`body`, if any) and what follows them; the exit code."""
+def _finish(result: Any, fmt: str, caps: dict[str, int], names: tuple[str, str], body: Iterable[str] | None = None) -> int:
+    """Print the steps (`body`, if any) and what follows them; the exit code. `names`: the spec's and the trace's."""
     from gapstate.cli.render.replay import replay_json, replay_tail
 
     if fmt == "json":
@@ -149,13 +149,13 @@ def _finish(result: Any, fmt: str, caps: dict[str, int], source: str, body: Iter
     else:
         for chunk in body or ():
             say(chunk, nl=False)
-        say(replay_tail(result, caps, source))
-    return _summarized(result, source)
+        say(replay_tail(result, caps, names[1]))
+    return _summarized(result, names)
 
 
-def _summarized(result: Any, source: str) -> int:
-    """Hand over the summary line; the exit code."""
+def _summarized(result: Any, names: tuple[str, str]) -> int:
+    """Hand over the summary line, naming the spec and the trace; the exit code."""
     from gapstate.cli.render.replay import replay_summary
 
-    summarize(replay_summary(result, source))
+    summarize(replay_summary(result, *names))
     return 0 if result.ok else 1

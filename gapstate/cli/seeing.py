@@ -15,6 +15,7 @@ from gapstate.cli.base import (
     format_option,
     jobs_default,
     main,
+    choose_spec,
     read_spec,
     reports_errors,
     spec_for,
@@ -132,7 +133,7 @@ def coverage(traces: tuple[str, ...], spec_path: str | None, fmt: str, jobs: int
         say_json({"ok": code == 0, **result.to_dict()})
     else:
         say_lines(coverage_lines(result, {row.line: str(row) for row in spec.table.rows}))
-    summarize(coverage_summary(result))
+    summarize(coverage_summary(result, spec.path))
     return code
 
 
@@ -178,7 +179,7 @@ def graph(
         raise click.UsageError("--update writes the plain Mermaid diagram: leave out --coverage, --all and --format dot")
     from gapstate.cli.config import resolve_spec_path
 
-    choice = resolve_spec_path(spec_path)
+    choice = resolve_spec_path(spec_path) if update else choose_spec(spec_path)
     if update and (choice.bundled or choice.path == "-"):
         where = "standard input" if choice.path == "-" else "the spec bundled with gapstate"
         raise click.UsageError(f"--update rewrites a spec file in place, not {where}: name it with --spec PATH")

@@ -15,6 +15,7 @@ from gapstate.cli.base import (
     FORMAT,
     SPEC,
     Terminated,
+    choose_spec,
     main,
     read_spec_bytes,
     reports_errors,
@@ -40,14 +41,13 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> int:
     """
     import hashlib
 
-    from gapstate.cli.config import resolve_spec_path
     from gapstate.cli.render import to_json, trace_lines
     from gapstate.cli.render.replay import replay_json
     from gapstate.files.writer import write_folder
     from gapstate.conformance.suite_folder import MANIFEST, is_suite
     from gapstate.conformance.vectors import build
 
-    spec, data = read_spec_bytes(resolve_spec_path(spec_path))
+    spec, data = read_spec_bytes(choose_spec(spec_path))
     suite = build(spec)
     if suite.unfired:
         # Vectors walk only steps that break no rule, as an implementation of a
@@ -67,7 +67,7 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> int:
     write_folder(outdir, files, force, is_suite)
     events = sum(len(vector.trace) for vector in suite.vectors)
     summarize(
-        f"gapstate vectors: {outdir}: {len(suite.vectors)} traces, {events} events: "
+        f"gapstate vectors: {spec.path} -> {outdir}: {len(suite.vectors)} traces, {events} events: "
         f"{len(suite.reachable)} reachable rows fired, {len(suite.pairs)} of {len(suite.possible_pairs)} pairs of rows, "
         f"{len(suite.goals) - len(suite.unmet)} of {len(suite.goals)} goals, {len(suite.refusable)} invalid rows refused"
     )

@@ -76,11 +76,11 @@ def replay_tail(result: ReplayResult, caps: dict[str, int], source: str) -> str:
     return "\n".join(lines)
 
 
-def replay_summary(result: ReplayResult, source: str) -> str:
-    """The summary line: the trace, how many events, and ok or where it stopped."""
+def replay_summary(result: ReplayResult, spec: str, source: str) -> str:
+    """The summary line: the spec, the trace, how many events, and ok or where it stopped."""
     error = result.error
     verdict = "ok" if error is None else f"stopped at line {error.line} ({error.kind})"
-    return f"gapstate replay: {source}: {plural(result.events, 'event')}: {verdict}"
+    return f"gapstate replay: {escape(spec)}: {escape(source)}: {plural(result.events, 'event')}: {verdict}"
 
 
 def step_json(step: Step) -> str:

@@ -56,10 +56,10 @@ def coverage_lines(result: CoverageResult, rows: dict[int, str]) -> Iterator[str
             yield f"  {where}: {escape(bad.message)}"
 
 
-def coverage_summary(result: CoverageResult) -> str:
-    """The summary line: how many traces and events, and how many reachable rows they fired."""
+def coverage_summary(result: CoverageResult, spec: str) -> str:
+    """The summary line: the spec, how many traces and events, and how many reachable rows they fired."""
     return (
-        f"gapstate coverage: {result.traces} trace{'s' if result.traces != 1 else ''}, {result.events} events: "
+        f"gapstate coverage: {escape(spec)}: {result.traces} trace{'s' if result.traces != 1 else ''}, {result.events} events: "
         f"fired {len(result.reachable) - len(result.never)} of {len(result.reachable)} reachable rows"
     )
 
