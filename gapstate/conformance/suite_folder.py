@@ -38,7 +38,8 @@ def load(folder: str | Path) -> list[tuple[str, list[dict[str, Any]]]]:
                     position,
                 )
 
-                line, column = position(text, locate(text), ("traces", index, "trace"))
+                entry = ("traces", index, "trace")
+                line, column = position(text, locate(text, [entry]), entry)
                 raise GapstateError(f"traces[{index}].trace: {why}", str(manifest), line, column)
     else:
         names = sorted(path.name for path in base.glob("*.jsonl"))
