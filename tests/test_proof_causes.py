@@ -252,3 +252,40 @@ def test_an_episode_opened_without_open_gap_is_one_root_and_the_allowed_rows_it_
     assert (root.kind, root.rule, root.line) == ("rule", "episode-starts-spent", line_of(text, "OPEN | note_trim,"))
     allowances = [f for f in findings if f.kind == "stale_allowance"]
     assert len(allowances) == 2 and all(result.root_of(f) is root for f in allowances)
+
+
+def _proof_lines(copies: int) -> int:
+    """Lines of gapstate.proof run to check the bundled table with one row written `copies` times (a count, not a time)."""
+    import sys
+
+    from gapstate.table.load import parse_spec
+
+    from .support import SPEC_TEXT, without_diagram
+
+    row = "CLEAR | busy_end | - | = | noop"
+    spec = parse_spec(without_diagram(SPEC_TEXT).replace(row + "\n", (row + "\n") * copies, 1), "spec.md")
+    count = 0
+
+    def local(frame, event, arg):  # noqa: ANN001
+        nonlocal count
+        count += event == "line"
+        return local
+
+    def calls(frame, event, arg):  # noqa: ANN001
+        return local if "gapstate/proof/" in frame.f_code.co_filename else None
+
+    import gapstate
+
+    sys.settrace(calls)
+    try:
+        findings = gapstate.check(spec).findings
+    finally:
+        sys.settrace(None)
+    assert len(findings) == copies - 1  # each copy overlaps the first
+    return count
+
+
+def test_the_causes_of_many_copies_of_one_row_cost_in_proportion_to_them():
+    """30,000 copies took over 400 s: each overlap, tried as a root, went over every finding and every row."""
+    small, large = _proof_lines(150), _proof_lines(300)
+    assert large < 2.3 * small, (small, large)  # twice the copies, about twice the work (1.2 now); the quadratic walk gave 3.3

@@ -71,30 +71,38 @@ def attribute(found: list[Finding], table: Table, machine: Machine, exploration:
     causes: dict[Finding, Finding] = {}
     _structural(findings, table, causes)
     walk = Walker(machine, table, exploration)
+    # What each root already explains, and the findings still unexplained that a root may claim, kept
+    # as causes grows: each root then costs its own findings, not a pass over all (30,000 copies of
+    # one row are 30,000 overlaps, each a root to try).
+    order = {finding: index for index, finding in enumerate(findings)}
+    followers: dict[Finding, list[Finding]] = {}
+    for consequence, cause in causes.items():
+        followers.setdefault(cause, []).append(consequence)
+    cut_off = {f: None for f in findings if isinstance(f, Unreachable) and f not in causes}
+    pending = {f: None for f in findings if f not in causes and (
+        isinstance(f, RuleBroken) or (isinstance(f, StaleAllowance) and f.reason is AllowanceProblem.ROW_FIRES))}
+
+    def follows(finding: Finding, root: Finding) -> None:
+        causes[finding] = root
+        followers.setdefault(root, []).append(finding)
+        cut_off.pop(finding, None)
+        pending.pop(finding, None)
+
     for root in _candidates(findings):
         if walk.visited > CAUSE_BUDGET:
             break  # the findings not yet tried stay roots: each is shown on its own
         if root in causes:
             continue
         # A root is about its own steps and those of what already follows from it (a hole its guard left).
-        suspects = [
-            s for f in findings if f is root or causes.get(f) is root if (s := suspect(f, table, machine)) is not None
-        ]
+        own = sorted([root, *followers.get(root, ())], key=order.__getitem__)
+        suspects = [s for f in own if (s := suspect(f, table, machine)) is not None]
         if not suspects:
             continue
-        cut_off = [f for f in findings if isinstance(f, Unreachable) and f not in causes]
         if cut_off:
             fired = walk.opened(suspects, {f.line for f in cut_off})
-            for unreachable in cut_off:
-                if unreachable.line in fired:
-                    causes[unreachable] = root
-        downstream = [
-            f
-            for f in findings
-            if f is not root
-            and f not in causes
-            and (isinstance(f, RuleBroken) or (isinstance(f, StaleAllowance) and f.reason is AllowanceProblem.ROW_FIRES))
-        ]
+            for unreachable in [f for f in cut_off if f.line in fired]:
+                follows(unreachable, root)
+        downstream = [f for f in pending if f is not root]
         if downstream:
             fired, broken = walk.blocked(suspects)
             if isinstance(root, RuleBroken) and any(isinstance(f, StaleAllowance) for f in downstream):
@@ -105,9 +113,9 @@ def attribute(found: list[Finding], table: Table, machine: Machine, exploration:
                     gone = (finding.rule, finding.line) not in broken
                     same_row = isinstance(root, RuleBroken) and root.line == finding.line
                     if gone or same_row:
-                        causes[finding] = root
+                        follows(finding, root)
                 elif finding.row not in fired:
-                    causes[finding] = root
+                    follows(finding, root)
     return Attribution(findings, _resolved(causes))
 
 

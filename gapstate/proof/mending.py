@@ -26,7 +26,7 @@ from typing import NamedTuple
 from gapstate.findings import Ambiguous, Contradiction, Finding, NotTotal, RuleBroken
 from gapstate.proof.exploration import Exploration
 from gapstate.run.machine import Machine, Status
-from gapstate.table.model import Literal, Table, holds
+from gapstate.table.model import Literal, Row, Table, holds
 from gapstate.table.vocabulary import ACTIONS, COUNTERS, EVENTS, FLAGS, Config
 
 # Up to this many configurations within the caps, a row that cannot fire in
@@ -46,6 +46,13 @@ class Suspect(NamedTuple):
     test: Callable[[Config, str, bool, bool], bool]
 
 
+def _row_at(table: Table, line: int) -> Row:
+    """The row at `line`, found by bisection (the rows are in line order), not by a pass over them all."""
+    from bisect import bisect_left
+
+    return table.rows[bisect_left(table.rows, line, key=lambda row: row.line)]
+
+
 def suspect(root: Finding, table: Table, machine: Machine) -> Suspect | None:
     """The steps a root finding is about; None for a finding that explains nothing."""
     if isinstance(root, NotTotal):
@@ -57,14 +64,14 @@ def suspect(root: Finding, table: Table, machine: Machine) -> Suspect | None:
 
         return Suspect(None, in_hole)
     if isinstance(root, Contradiction):
-        row = next(r for r in table.rows if r.line == root.line)
+        row = _row_at(table, root.line)
 
         def uncovered(config: Config, on: str, choice: bool, broken: bool) -> bool:
             return on == row.event and row.applies_to(config.state)
 
         return Suspect(None, uncovered)
     if isinstance(root, Ambiguous):
-        pair = [r for r in table.rows if r.line in root.rows]
+        pair = [_row_at(table, line) for line in sorted(root.rows)]
 
         def shared(config: Config, on: str, choice: bool, broken: bool) -> bool:
             values = machine.guard_values(config, on, choice)[1]
