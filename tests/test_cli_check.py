@@ -124,3 +124,22 @@ def test_any_cap_is_read_and_a_proof_past_the_budget_is_refused_before_it_starts
     implied = f"{81 * int(cap) + 41:,}"  # 81 configurations per committed request, 41 more at the cap
     assert f"the caps imply up to {implied} configurations" in result.output
     assert "--max-configurations" in result.output
+
+
+def test_fix_rewrites_nothing_when_the_spec_changed_after_it_was_read(tmp_path, monkeypatch):
+    """The diagram was drawn from the table read: a spec changed since (even to bytes that are not UTF-8) is left as it is."""
+    from gapstate.proof import check as proof
+
+    spec = tmp_path / "spec.md"
+    spec.write_text(SPEC_TEXT.replace('state_CLEAR(["CLEAR"])', 'state_CLEAR(["OLD"])', 1), encoding="utf-8")
+    prove = proof.check
+
+    def meanwhile(*args, **kwargs):  # noqa: ANN002, ANN003
+        spec.write_bytes(b"\xff changed by someone else\n")
+        return prove(*args, **kwargs)
+
+    monkeypatch.setattr(proof, "check", meanwhile)
+    result = run("check", "--fix", str(spec))
+    assert result.exit_code == 2 and result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert "changed while gapstate was reading it; nothing was rewritten" in result.stderr
+    assert spec.read_bytes() == b"\xff changed by someone else\n"

@@ -157,6 +157,47 @@ def test_trailing_blanks_in_the_block_are_not_a_difference():
     assert stale_blocks(text, DRAWN, "spec.md") == []
 
 
+def test_a_marker_before_the_table_s_bare_fence_gets_a_diagram_of_its_own_and_the_table_is_kept(tmp_path):
+    """A plain fence is read as a diagram, but never the table's: `--fix` puts the diagram between them."""
+    from .support import run, without_diagram
+
+    text = without_diagram(SPEC_TEXT).replace("```gapstate\n", "```\n", 1)
+    marked = text.replace("```\n# state | event", f"{MARKER}\n```\n# state | event", 1)
+    assert marked != text
+    assert [(f.line, f.reason.name) for f in stale_blocks(marked, DRAWN, "spec.md")] == [
+        (marked.splitlines().index(MARKER) + 1, "NO_BLOCK")]
+    spec = tmp_path / "spec.md"
+    spec.write_text(marked, encoding="utf-8")
+    result = run("check", "--fix", str(spec))
+    assert result.exit_code == 0, result.output
+    fixed = spec.read_text(encoding="utf-8")
+    assert fixed == marked.replace(f"{MARKER}\n", f"{MARKER}\n```mermaid\n{DRAWN}```\n", 1)  # every table line kept
+
+
+class _Counted(list):
+    """The lines of a text, counting how often one is looked at."""
+
+    looks = 0
+
+    def __getitem__(self, index):  # noqa: ANN001
+        self.looks += 1
+        return super().__getitem__(index)
+
+
+def _looks(markers: int) -> int:
+    from gapstate.seeing.diagram import marked_blocks
+
+    lines = _Counted(SPEC_TEXT.splitlines() + [MARKER, "```mermaid"] * markers)
+    marked_blocks(lines)
+    return lines.looks
+
+
+def test_many_markers_are_read_in_one_forward_pass():
+    """8,000 markers, each before an unclosed fence, took 17 s to check: each block was sought to the end."""
+    small, large = _looks(500), _looks(1000)
+    assert large < 2.2 * small, (small, large)  # the search from each marker gave 4.0
+
+
 # The real renderers ------------------------------------------------------------
 
 FULL = build(TABLE, all_rows=True, fired={r.line for r in TABLE.rows if r.event in ("loss_voiced", "send_ok")})

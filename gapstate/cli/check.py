@@ -15,6 +15,7 @@ from gapstate.cli.base import (
     format_option,
     main,
     read_spec,
+    read_spec_bytes,
     reports_errors,
 )
 from gapstate.cli.output import say, say_json, summarize
@@ -86,9 +87,9 @@ def check(
 
     def proved(choice: Any) -> Any:
         """The proof of one spec; with --fix, of the spec once its mechanical findings are mended."""
-        spec = read_spec(choice)
+        spec, read = read_spec_bytes(choice)
         result = explored(spec)
-        if fix and _mend(choice, spec, result):
+        if fix and _mend(choice, spec, result, read):
             result = explored(read_spec(choice))
         return result
 
@@ -155,7 +156,7 @@ def check(
     return worst
 
 
-def _mend(choice: Any, spec: Any, result: Any) -> bool:
+def _mend(choice: Any, spec: Any, result: Any, read: bytes) -> bool:
     """Redraw a stale marked diagram block in place (the one finding a machine can mend); True if it did."""
     from gapstate.findings import DiagramProblem, StaleDiagram
 
@@ -165,6 +166,6 @@ def _mend(choice: Any, spec: Any, result: Any) -> bool:
     from gapstate.cli.seeing import diagram_words, update_diagram
     from gapstate.seeing.diagram import build, mermaid
 
-    changed = update_diagram(choice.path, mermaid(build(spec.table)))
+    changed = update_diagram(choice.path, mermaid(build(spec.table)), read)
     say(f"gapstate check --fix: {diagram_words(choice.path, changed)}", err=True)  # a note; the summary line follows
     return changed

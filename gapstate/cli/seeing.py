@@ -16,7 +16,7 @@ from gapstate.cli.base import (
     jobs_default,
     main,
     choose_spec,
-    read_spec,
+    read_spec_bytes,
     reports_errors,
     spec_for,
 )
@@ -183,10 +183,10 @@ def graph(
     if update and (choice.bundled or choice.path == "-"):
         where = "standard input" if choice.path == "-" else "the spec bundled with gapstate"
         raise click.UsageError(f"--update rewrites a spec file in place, not {where}: name it with --spec PATH")
-    spec = read_spec(choice)
+    spec, read = read_spec_bytes(choice)
     table = spec.require_steppable()
     if update:
-        changed = update_diagram(spec.path, mermaid(build(table)))
+        changed = update_diagram(spec.path, mermaid(build(table)), read)
         summarize(f"gapstate graph: {diagram_words(spec.path, changed)}")
         return 0
     fired = None
@@ -199,8 +199,13 @@ def graph(
     return 0
 
 
-def update_diagram(path: str, drawn: str) -> bool:
-    """Rewrite the marked block of the spec at `path`, keeping every other byte (a BOM included); True if it changed."""
+def update_diagram(path: str, drawn: str, read: bytes) -> bool:
+    """Rewrite the marked block of the spec at `path`, keeping every other byte (a BOM included); True if it changed.
+
+    `drawn` was drawn from the spec's bytes `read`: if the file no longer
+    holds them (changed since), nothing is written, as the diagram would be
+    of another table.
+    """
     import codecs
 
     from gapstate.seeing.diagram import UnclosedBlock, update
@@ -208,6 +213,8 @@ def update_diagram(path: str, drawn: str) -> bool:
     from gapstate.files.writer import write_atomically
 
     data = read_bytes(path)
+    if data != read:
+        raise GapstateError("changed while gapstate was reading it; nothing was rewritten: run again", file=path)
     bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
     text = data[len(bom) :].decode("utf-8")  # load_spec already read it as UTF-8
     try:

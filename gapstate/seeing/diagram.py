@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 from gapstate.findings import DiagramProblem, StaleDiagram
 from gapstate.files.source import cr_ended, text_lines
+from gapstate.table.blocks import is_header
 from gapstate.table.model import ANY_STATE, STAY, Row, Table
 from gapstate.table.vocabulary import INVALID
 
@@ -193,24 +194,41 @@ class Block(NamedTuple):
 
 
 def marked_blocks(lines: list[str]) -> list[Block]:
-    """Every marker line and the ```mermaid block right after it (`lines` without their ends).
+    """Every marker line and the ```mermaid block right after it (`lines` without their ends), in one forward pass.
 
-    "Right after": the next line that is not blank.
+    "Right after": the next line that is not blank. A block whose first line
+    is the table's header is the table's, never a diagram: that marker has no
+    block (a diagram is then put between them), so nothing rewrites the table.
+    The lines inside a marked block are its content, not markers; an unclosed
+    block runs to the end.
     """
     blocks = []
-    for i, text in enumerate(lines):
-        if not _MARKER.match(text):
+    i, count = 0, len(lines)
+    while i < count:
+        if not _MARKER.match(lines[i]):
+            i += 1
             continue
         # blank lines between the marker and the fence are allowed, as markdown allows them
-        opening = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
-        match = _FENCE.match(lines[opening]) if opening is not None else None
+        opening = i + 1
+        while opening < count and not lines[opening].strip():
+            opening += 1
+        match = _FENCE.match(lines[opening]) if opening < count else None
         if match is None:
             blocks.append(Block(i, None, None))
+            i = opening
             continue
         fence = match.group(1)
         closing = re.compile(r"^ {0,3}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}\s*$")
-        end = next((j for j in range(opening + 1, len(lines)) if closing.match(lines[j])), None)
-        blocks.append(Block(i, opening, end))
+        end, first = opening + 1, None
+        while end < count and not closing.match(lines[end]):
+            if first is None and lines[end].strip():
+                first = lines[end]
+            end += 1
+        if first is not None and is_header(first):
+            blocks.append(Block(i, None, None))  # the table's block, left to the table
+        else:
+            blocks.append(Block(i, opening, end if end < count else None))
+        i = end + 1
     return blocks
 
 
@@ -274,13 +292,20 @@ def update(text: str, drawn: str) -> str:
     if not blocks:
         tail = "" if not text or text.endswith(("\n", "\r")) else newline
         return text + tail + newline + MARKER + newline + "```mermaid" + newline + "".join(body) + "```" + newline
-    for block in reversed(blocks):
+    out: list[str] = []  # built forward: each block costs its own lines, however many markers there are
+    done = 0
+    for block in blocks:
         if block.opening is None:
-            if not lines[block.marker].endswith(("\n", "\r")):
-                lines[block.marker] += newline
-            lines[block.marker + 1 : block.marker + 1] = ["```mermaid" + newline, *body, "```" + newline]
+            out.extend(lines[done : block.marker + 1])
+            if not out[-1].endswith(("\n", "\r")):
+                out[-1] += newline
+            out.extend(["```mermaid" + newline, *body, "```" + newline])
+            done = block.marker + 1
         elif block.closing is None:
             raise UnclosedBlock(block.opening + 1)
         else:
-            lines[block.opening + 1 : block.closing] = body
-    return "".join(lines)
+            out.extend(lines[done : block.opening + 1])
+            out.extend(body)
+            done = block.closing
+    out.extend(lines[done:])
+    return "".join(out)
