@@ -25,6 +25,7 @@ PAGES = {
     "vectors": "conformance",
     "conform": "conformance",
     "diff": "diff",
+    "init": "ci",
 }
 SHARED = "cli"
 FINDINGS = "findings"

@@ -228,7 +228,7 @@ def fallback(verb: str, hint: str) -> None:
 
 
 NO_SPEC = "no spec given and none configured"
-CONFIGURE = 'spec = "PATH" in gapstate.toml, or under [tool.gapstate] in pyproject.toml'
+CONFIGURE = '`gapstate init`, or spec = "PATH" in gapstate.toml or under [tool.gapstate] in pyproject.toml'
 
 
 class Documented(click.Command):
@@ -255,6 +255,7 @@ COMMANDS = {
     "coverage": "seeing",
     "vectors": "testing",
     "conform": "testing",
+    "init": "init",
 }
 
 

@@ -114,7 +114,7 @@ def settings(cwd: str | Path | None = None) -> Settings | None:
             candidate = folder / name
             if not os.path.lexists(candidate):
                 continue
-            shown = _shown(candidate, start)
+            shown = shown_path(candidate, start)
             table = _settings_table(candidate, shown, name == PYPROJECT)
             if table is not None:
                 return _validated(table, candidate, start, shown, name == PYPROJECT)
@@ -166,16 +166,11 @@ def _validated(table: dict[str, Any], path: Path, start: Path, shown: str, pypro
     def inside(key: str, value: Any) -> str:
         if not isinstance(value, str) or not value:
             raise bad(key, "must be a non-empty string (a path)")
-        try:
-            real, top = os.path.realpath(folder / value), os.path.realpath(folder)
-            outside = os.path.commonpath([top, real]) != top
-        except ValueError:  # a NUL in it, or another drive
-            outside = True
-        if outside:
+        if not inside_tree(folder / value, folder):
             # Nothing of that file is read: its first line would reach a public CI log in an error.
             raise bad(key, f"names a file outside the folder of {path.name} (links followed); gapstate reads "
                       "only files in the folder tree of the file that names them")
-        return _shown(folder / value, start)
+        return shown_path(folder / value, start)
 
     spec = inside("spec", table["spec"]) if "spec" in table else None
     budget = table.get("max-configurations")
@@ -213,6 +208,49 @@ def _line_of(path: Path, key: str, pyproject: bool) -> int | None:
     return None
 
 
+def inside_tree(path: Path, folder: Path) -> bool:
+    """Whether `path` resolves, links followed, inside the folder tree of `folder`."""
+    try:
+        real, top = os.path.realpath(path), os.path.realpath(folder)
+        return os.path.commonpath([top, real]) == top
+    except ValueError:  # a NUL in it, or another drive
+        return False
+
+
+def settings_target(top: Path, spec: str, start: Path) -> tuple[Path, bytes, str]:
+    """Where `gapstate init` writes the setting naming `spec`, the file's new bytes, and the text it adds.
+
+    A new gapstate.toml at `top`, or `[tool.gapstate]` added to the end of
+    the pyproject.toml there when it has none; GapstateError naming a
+    settings file that is there already.
+    """
+    import tomllib
+
+    from gapstate.files.source import read_bytes
+
+    line = f"spec = {toml_string(spec)}\n"
+    for name in SETTINGS_FILES[:2]:
+        if os.path.lexists(top / name):
+            raise GapstateError("is there already; gapstate init never overwrites a file", file=shown_path(top / name, start))
+    pyproject = top / PYPROJECT
+    if not os.path.lexists(pyproject):
+        text = f"# gapstate's settings (docs/cli.md, Settings)\n{line}"
+        return top / "gapstate.toml", text.encode(), text
+    shown = shown_path(pyproject, start)
+    if _settings_table(pyproject, shown, True) is not None:
+        raise GapstateError("has a [tool.gapstate] table already; gapstate init never overwrites settings", file=shown)
+    old = read_bytes(pyproject)
+    added = f"\n[tool.gapstate]\n{line}"
+    new = old + (b"" if old.endswith(b"\n") or not old else b"\n") + added.encode()
+    try:
+        said = tomllib.loads(new.decode("utf-8-sig"))["tool"]["gapstate"]["spec"]
+    except (tomllib.TOMLDecodeError, KeyError, TypeError):
+        said = None
+    if said != spec:  # `tool` as an inline table, say: a table cannot be added after it
+        raise GapstateError(f"cannot take a [tool.gapstate] table added at its end; add `{line.strip()}` to it by hand", file=shown)
+    return pyproject, new, added.lstrip("\n")
+
+
 def toml_string(text: str) -> str:
     """`text` as a TOML basic string: quotes, backslashes and control characters escaped."""
     escaped = "".join(
@@ -221,7 +259,7 @@ def toml_string(text: str) -> str:
     return f'"{escaped}"'
 
 
-def _shown(path: Path, start: Path) -> str:
+def shown_path(path: Path, start: Path) -> str:
     """The path as a person in `start` would type it: relative to it."""
     try:
         return os.path.relpath(path, start)
@@ -259,19 +297,19 @@ def unconfigured_tables(cwd: str | Path | None = None) -> list[str]:
     if found is not None:
         target, base = found.where, (start / found.file).parent
     else:
-        target, base = _shown(top / "gapstate.toml", start), top
-    tables = _tables_below(top)
+        target, base = shown_path(top / "gapstate.toml", start), top
+    tables = tables_below(top)
     notes = []
     for path in tables[:_MOST_SHOWN]:
         line = f"spec = {toml_string(Path(os.path.relpath(path, base)).as_posix())}"
-        notes.append(f"{_shown(path, start)} holds a gap-state table that no setting names; to read it, "
+        notes.append(f"{shown_path(path, start)} holds a gap-state table that no setting names; to read it, "
                      f"add `{line}` to {target}")
     if len(tables) > _MOST_SHOWN:
         notes.append(f"and {len(tables) - _MOST_SHOWN} more files with a gap-state table")
     return notes
 
 
-def _tables_below(top: Path) -> list[Path]:
+def tables_below(top: Path) -> list[Path]:
     """The markdown files under `top` holding a gap-state table, sorted, within the search bounds."""
     from gapstate.files.source import text_lines
     from gapstate.table.blocks import find_blocks
