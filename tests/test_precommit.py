@@ -6,12 +6,13 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 
 from .support import git, ROOT, SPEC_TEXT, run, variant
 
-PRE_COMMIT = shutil.which("pre-commit")
+PRE_COMMIT = shutil.which("pre-commit") or shutil.which("pre-commit", path=os.path.dirname(sys.executable))
 needs_pre_commit = pytest.mark.skipif(
     PRE_COMMIT is None or shutil.which("git") is None or not (ROOT / ".git").exists(),
     reason="needs pre-commit, git and a git checkout of gapstate",
@@ -62,6 +63,7 @@ def try_repo(cwd, home) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow  # pre-commit installs gapstate and its dependencies into an environment of its own: some 20 s
 @needs_pre_commit
 def test_the_hook_checks_files_named_gap_state_md_and_fails_on_findings(tmp_path):
     project, home = tmp_path / "project", tmp_path / "cache"
