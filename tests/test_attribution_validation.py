@@ -99,6 +99,9 @@ MALFORMED = [
     ("overflow line without t", setter(*S, "sdk_overflow", value=[{"dropped": 1}]), "arms[1].sdk_overflow[0].t", "missing"),
     ("overflow t negative", setter(*S, "sdk_overflow", value=[{"t": -1, "dropped": 1}]), "arms[1].sdk_overflow[0].t", "non-negative"),
     ("overflow dropped zero", setter(*S, "sdk_overflow", value=[{"t": 1, "dropped": 0}]), "arms[1].sdk_overflow[0].dropped", "positive integer"),
+    ("overflow dropped huge", setter(*S, "sdk_overflow", value=[{"t": 1, "dropped": 10**4299}]), "arms[1].sdk_overflow[0].dropped", "past 2^63 - 1"),
+    ("overflow t huge", setter(*S, "sdk_overflow", value=[{"t": 10**5000, "dropped": 1}]), "arms[1].sdk_overflow[0].t", "past 2^63 - 1"),
+    ("counter huge", setter(*S, "counters", value={"bytes": 2**63}), "arms[1].counters.bytes", "past 2^63 - 1"),
     ("overflow line unknown field", setter(*S, "sdk_overflow", value=[{"t": 1, "dropped": 1, "n": 2}]), "arms[1].sdk_overflow[0].n", "unknown field"),
 ]
 
@@ -196,3 +199,19 @@ def test_suggestions_stop_after_a_bounded_number_so_a_report_of_many_misspelling
         classify(data)
     suggested = [line for line in str(caught.value).splitlines() if 'did you mean "q1"' in line]
     assert len(suggested) == SUGGESTIONS < 60
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_4300_digit_drop_count_is_a_problem_at_its_line_in_every_format(tmp_path, fmt):
+    """4,300 nines and the 99 frames the SDK logs late made a number Python would not write out: a traceback."""
+    import json
+
+    from .support import REPORT_EXAMPLE, run
+
+    document = json.loads(REPORT_EXAMPLE.read_text(encoding="utf-8"))
+    document["arms"][1]["sdk_overflow"] = [{"t": 1, "dropped": 0}]
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(document, indent=1).replace('"dropped": 0', '"dropped": ' + "9" * 4300), encoding="utf-8")
+    result = run("classify", str(path), "--format", fmt)
+    assert result.exit_code == 2 and result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert "arms[1].sdk_overflow[0].dropped: expected a positive integer (frames), got a number past 2^63 - 1" in result.stderr

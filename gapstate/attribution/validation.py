@@ -63,8 +63,14 @@ class Problem(NamedTuple):
         return errors.Problem(self.expected, path=format_path(self.path))
 
 
+# Every count, time and size a report holds is at most this, as a trace's times are: a larger one is
+# a problem at its path, never a number that the arithmetic and the words after it cannot hold
+# (4,300 digits and 99 more frames is past what Python writes out).
+LARGEST = 2**63 - 1
+
+
 def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)  # JSON true is not a number
+    return isinstance(value, int) and not isinstance(value, bool) and -LARGEST <= value <= LARGEST  # JSON true is not a number
 
 
 def _is_name(value: Any) -> bool:
@@ -79,6 +85,8 @@ def describe(value: Any) -> str:
         return "an object"
     if value == "":
         return "an empty string"
+    if isinstance(value, int) and not isinstance(value, bool) and not -LARGEST <= value <= LARGEST:
+        return "a number past 2^63 - 1"
     if value is None or isinstance(value, (bool, int, float)) or (isinstance(value, str) and len(value) <= 40):
         return json.dumps(value)
     if isinstance(value, str):
