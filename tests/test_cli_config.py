@@ -488,3 +488,15 @@ def test_the_fallback_example_on_the_cli_page_is_what_replay_says(tmp_path, monk
     monkeypatch.chdir(tmp_path)
     said = run("replay", "trace.jsonl").stderr.splitlines()
     assert said[:-1] == block.splitlines()
+
+
+def test_a_table_outside_the_folder_of_the_settings_file_there_is_named_with_spec_instead(tmp_path, monkeypatch):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "spec").mkdir()
+    (tmp_path / "spec" / "gap-state.md").write_text(SPEC_TEXT, encoding="utf-8")
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "gapstate.toml").write_text("max-configurations = 1000\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "app")
+    notes = [line for line in run("graph").stderr.splitlines() if line.startswith("gapstate: note: ")]
+    assert notes == [("gapstate: note: ../spec/gap-state.md holds a gap-state table that no setting names; "
+                      "to read it, pass --spec ../spec/gap-state.md")]  # app/gapstate.toml may not name a file above it

@@ -290,6 +290,8 @@ def unconfigured_tables(cwd: str | Path | None = None) -> list[str]:
     configured. The search is bounded (_MOST_ENTRIES, _MOST_BYTES) and shows
     at most _MOST_SHOWN files, then how many more.
     """
+    from gapstate.words import shell_word
+
     start = Path.cwd() if cwd is None else Path(cwd)
     top = repository_top(start)
     found = settings(start)
@@ -302,8 +304,9 @@ def unconfigured_tables(cwd: str | Path | None = None) -> list[str]:
     notes = []
     for path in tables[:_MOST_SHOWN]:
         line = f"spec = {toml_string(Path(os.path.relpath(path, base)).as_posix())}"
-        notes.append(f"{shown_path(path, start)} holds a gap-state table that no setting names; to read it, "
-                     f"add `{line}` to {target}")
+        # A settings file names only files in its own folder tree: for one outside it, --spec.
+        how = f"add `{line}` to {target}" if inside_tree(path, base) else f"pass --spec {shell_word(shown_path(path, start))}"
+        notes.append(f"{shown_path(path, start)} holds a gap-state table that no setting names; to read it, {how}")
     if len(tables) > _MOST_SHOWN:
         notes.append(f"and {len(tables) - _MOST_SHOWN} more files with a gap-state table")
     return notes
