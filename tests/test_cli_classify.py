@@ -148,6 +148,23 @@ def test_a_name_with_markup_or_a_dollar_sign_is_drawn_not_interpreted(tmp_path):
     assert "<script" not in (tmp_path / "m.svg").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow  # draws with matplotlib
+def test_a_name_with_control_characters_or_a_lone_surrogate_draws_well_formed_xml_and_says_nothing_raw(tmp_path):
+    """A surrogate crashed the drawing, a control character made the SVG ill-formed, matplotlib's warnings quoted both raw."""
+    import re
+    import xml.dom.minidom
+
+    data = report(control(), stall(name="st\x1b[31mall\x07--\ud800 \u4e2d"))
+    folder = tmp_path / "out"
+    folder.mkdir()
+    reported = write(tmp_path, "r.json", data)
+    outcome = run(reported, "--plot", str(folder / "m.svg"))
+    assert outcome.exit_code == 0, outcome.output
+    xml.dom.minidom.parse(str(folder / "m.svg"))  # raises on ill-formed XML
+    assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f\ud800-\udfff]", outcome.stderr + outcome.stdout)
+    assert os.listdir(folder) == ["m.svg"]  # nothing beside it
+
+
 @pytest.mark.parametrize("kind", ["symlink", "folder", "fifo"])
 def test_plot_writes_only_regular_files(tmp_path, kind):
     target = tmp_path / "map.svg"

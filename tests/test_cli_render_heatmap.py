@@ -56,3 +56,7 @@ def test_too_many_cells_are_refused_before_matplotlib_is_loaded(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # an import of it would fail
     with pytest.raises(gapstate.GapstateError, match=rf"too many cells to draw \(2 arms x {len(turns)} turns; at most {CELLS}\)"):
         heatmap_svg(gapstate.classify(report))
+
+
+def test_a_name_is_drawn_with_its_control_characters_and_surrogates_as_escapes():
+    assert _short("a\x1b[0m\ud800b") == "a\\x1b[0m\\ud800b"

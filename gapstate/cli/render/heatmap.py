@@ -11,7 +11,10 @@ shows counts, never a share of the repeats.
 from __future__ import annotations
 
 import io
+import warnings
 from typing import Any
+
+from gapstate.words import escape
 
 # Okabe and Ito's palette, told apart with any colour vision; pale where the
 # turn is unremarkable, strong where it asks for attention.
@@ -30,6 +33,10 @@ CELLS = 2500  # arms x turns beyond this make a picture nobody can read
 
 
 def _short(name: str) -> str:
+    """A name as drawn: its control characters and lone surrogates shown as escapes (matplotlib cannot
+    measure a surrogate, and writes each label into an XML comment, where a control character is
+    ill-formed), cut to the label width."""
+    name = escape(name)
     return name if len(name) <= LABEL else name[: LABEL - 1] + "…"
 
 
@@ -58,7 +65,11 @@ def heatmap_svg(result: Any) -> bytes:
     from matplotlib.figure import Figure  # not pyplot: no display, no GUI toolkit, no global figures
     from matplotlib.patches import Patch, Rectangle
 
-    with matplotlib.rc_context({"svg.hashsalt": "gapstate", "svg.fonttype": "path", "font.size": 8}):
+    # matplotlib warns about each glyph its font lacks, quoting the name: those warnings would reach
+    # stderr raw, past `say`. A missing glyph is drawn as a box; the warnings are dropped.
+    with matplotlib.rc_context({"svg.hashsalt": "gapstate", "svg.fonttype": "path", "font.size": 8}), \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         figure = Figure(figsize=(2.0 + 1.4 * len(turns), 1.6 + 0.9 * len(arms)))
         axes = figure.add_subplot()
         for row, arm_cells in enumerate(cells):
