@@ -196,3 +196,25 @@ def test_the_gapstate_running_here_pins_the_commit_of_the_checkout_it_was_instal
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=found[0] if os.path.isdir(found[0]) else ROOT,
                           capture_output=True, text=True).stdout.strip()
     assert found[1] == head and len(head) == 40
+
+
+@pytest.mark.parametrize("kind", ["link", "file"])
+def test_init_writes_nothing_through_a_github_folder_that_is_a_link_or_a_file(team, tmp_path_factory, kind):
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    if kind == "link":
+        (team / ".github").symlink_to(elsewhere)
+    else:
+        (team / ".github").write_text("not a folder\n", encoding="utf-8")
+    before = files(team)
+    result = run("init", "--pre-commit", "--github", *PIN)
+    assert result.exit_code == 2 and result.stderr.startswith("gapstate: error: ../.github: is a link or a file, not a folder")
+    assert files(team) == before and list(elsewhere.iterdir()) == []
+
+
+def test_init_writes_nothing_when_the_pyproject_it_would_extend_is_a_link(team):
+    (team / "real.toml").write_text('[project]\nname = "x"\n', encoding="utf-8")
+    (team / "pyproject.toml").symlink_to(team / "real.toml")
+    before = files(team)
+    result = run("init", "--pre-commit", *PIN)
+    assert result.exit_code == 2 and "../pyproject.toml: is a symbolic link" in result.stderr
+    assert files(team) == before

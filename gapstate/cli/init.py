@@ -9,12 +9,15 @@ ever replaced.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
 
 from gapstate.cli.base import main, reports_errors
+from gapstate.cli.config import inside_tree, repository_top, settings_target, shown_path, tables_below
 from gapstate.cli.output import say, summarize
 from gapstate.errors import GapstateError
 
@@ -43,7 +46,6 @@ def init(spec_path: str | None, pre_commit: bool, github: bool, source: str | No
     (it never overwrites one), when the spec cannot be told, or when the pin
     cannot be told.
     """
-    from gapstate.cli.config import repository_top, settings_target, shown_path
     from gapstate.cli.render.recipes import pre_commit_config, workflow
 
     start = Path.cwd()
@@ -60,15 +62,22 @@ def init(spec_path: str | None, pre_commit: bool, github: bool, source: str | No
             plan.append((top / WORKFLOW_PATH, text.encode("utf-8"), text))
     elif source is not None or rev is not None:
         raise click.UsageError("--source and --rev pin the hook and the workflow: add --pre-commit or --github")
-    for path, _, _ in plan[1:]:
-        if os.path.lexists(path):
+    from gapstate.files.writer import writable, write_atomically
+
+    for number, (path, _, _) in enumerate(plan):  # every refusal before anything is written
+        if number and os.path.lexists(path):
             raise GapstateError("is there already; gapstate init never overwrites a file "
                                 "(docs/ci.md shows what to add to it by hand)", file=shown_path(path, start))
-    from gapstate.files.writer import write_atomically
-
-    for path, data, shown in reversed(plan):  # the settings last: a failure before leaves the repository unconfigured
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(path, data, follow_links=False)
+        _folders_ours(path.parent, top, start)
+        with _named(path, start):
+            writable(path, follow_links=False)
+    for path, data, _ in reversed(plan):  # the settings last: a failure before leaves the repository unconfigured
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise GapstateError(f"cannot make this folder: {error.strerror}", file=shown_path(path.parent, start)) from None
+        with _named(path, start):
+            write_atomically(path, data, follow_links=False)
     for path, _, shown in plan:
         say(f"{shown_path(path, start)}:")
         say("".join(f"  {line}\n" for line in shown.splitlines()), nl=False)
@@ -78,9 +87,26 @@ def init(spec_path: str | None, pre_commit: bool, github: bool, source: str | No
     return 0
 
 
+@contextmanager
+def _named(path: Path, start: Path) -> Iterator[None]:
+    """A GapstateError about `path` names it as the user would type it from `start`, not by its absolute path."""
+    try:
+        yield
+    except GapstateError as error:
+        raise error.replaced(file=shown_path(path, start)) from None
+
+
+def _folders_ours(folder: Path, top: Path, start: Path) -> None:
+    """Refuse to write below `folder` when it, or a folder between it and `top`, is a file or a link (which could lead out)."""
+    while folder != top and folder != folder.parent:
+        if os.path.islink(folder) or (os.path.lexists(folder) and not folder.is_dir()):
+            raise GapstateError("is a link or a file, not a folder; gapstate init writes only into folders of the repository",
+                                file=shown_path(folder, start))
+        folder = folder.parent
+
+
 def _spec(given: str | None, top: Path, start: Path) -> str:
     """The spec to configure, as a path from the repository top: `given`, else the one table the repository holds."""
-    from gapstate.cli.config import inside_tree, shown_path, tables_below
 
     if given is not None:
         path = start / given
