@@ -30,9 +30,20 @@ def test_check_passes_on_the_bundled_spec():
 def test_check_json_is_one_document_with_the_contract_keys():
     result = run("check", "--format", "json")
     document = json.loads(result.stdout)
-    assert set(document) == {"ok", "spec", "stats", "findings"}
+    assert {"ok", "spec", "stats", "rules", "findings"} <= set(document)
     assert set(document["stats"]) == {"states", "events", "rows", "configurations", "unreachable_allowed"}
     assert document["ok"] is True and document["findings"] == []
+    # every rule, with the reachable steps it was tested on: none of the bundled table's rules on none
+    assert all(set(entry) == {"rule", "tested"} and entry["tested"] > 0 for entry in document["rules"])
+
+
+def test_check_text_says_which_rules_were_tested_on_no_step(tmp_path):
+    path = tmp_path / "spec.md"
+    path.write_text(variant("REQUESTED | evidence_turn | post_send | CLEAR | settle",
+                            "REQUESTED | evidence_turn | post_send | CLEAR | end_unsettled"), encoding="utf-8")
+    result = run("check", str(path))
+    assert (f"{path}: note: rule settle-without-evidence was tested on no reachable step: "
+            "this table cannot break it, so its passing means nothing") in result.stdout.splitlines()
 
 
 def test_check_reports_findings_as_path_line_column_kind(broken_spec):

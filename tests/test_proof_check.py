@@ -32,6 +32,7 @@ def test_result_reads_like_the_json_output():
         "ok": True,
         "spec": result.spec,
         "stats": result.stats,
+        "rules": [{"rule": rule, "tested": steps} for rule, steps in result.tested.items()],
         "findings": [],
     }
     assert result["ok"] is True

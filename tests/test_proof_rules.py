@@ -128,3 +128,42 @@ def test_an_immediate_retry_on_send_failed_breaks_send_only_on_release():
 def test_sends_on_a_release_or_end_of_busy_keep_send_only_on_release():
     assert not [f for f in gapstate.check().findings if f.kind == "rule"]
     assert "send-only-on-release" in {rule.id for rule in RULES}
+
+
+def _checked_on_every_step(text: str) -> dict[str, int]:
+    """Per rule, the reachable steps it is checked on, counted one configuration at a time."""
+    from gapstate.proof.explore import explore
+    from gapstate.run.machine import Machine
+    from gapstate.table.vocabulary import EVENTS
+
+    table = parse_spec(text, "spec.md").table
+    machine = Machine(table)
+    counts = dict.fromkeys((rule.id for rule in RULES), 0)
+    for config in explore(machine).configs():
+        if config.ended or not machine.within_caps(config):
+            continue
+        for event in EVENTS:
+            for choice in machine.choices(config, event):
+                row = machine.step(config, event, choice).row
+                for rule in RULES:
+                    if row is not None and rule.concerns(row.event, row.actions):
+                        counts[rule.id] += 1
+    return counts
+
+
+@pytest.mark.parametrize("cap", ["@cap session_requests 3", "@cap session_requests 12"])
+def test_check_counts_the_reachable_steps_each_rule_is_tested_on(cap):
+    # 12 requests a session fold configurations into classes: the counts are still one a configuration
+    text = variant("@cap session_requests 3", cap)
+    result = check_text(text)
+    assert list(result.tested) == [rule.id for rule in RULES]
+    assert result.tested == _checked_on_every_step(text)
+    assert all(result.tested.values()) and not result.untested()
+
+
+def test_a_rule_no_row_concerns_is_tested_on_no_step():
+    text = variant("REQUESTED | evidence_turn | post_send | CLEAR | settle", "REQUESTED | evidence_turn | post_send | CLEAR | end_unsettled")
+    result = check_text(text)
+    assert result.tested["settle-without-evidence"] == 0
+    assert "settle-without-evidence" in result.untested()
+    assert {"rule": "settle-without-evidence", "tested": 0} in result.to_dict()["rules"]

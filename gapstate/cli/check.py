@@ -100,8 +100,8 @@ def check(
         result = proved(choices[0])
         if fmt == "json":
             say_json(result.streamed())  # the findings of a big table make a big document
-        elif result.findings:
-            say(check_text(result))
+        elif text := check_text(result):
+            say(text)
         summarize(check_summary([(choices[0].bundled, result)]))
         return 0 if result.ok or exit_zero else 1
     # Several specs, or a CI format: each is checked and reported in turn; the

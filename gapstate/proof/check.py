@@ -17,7 +17,7 @@ from gapstate.findings import (
 from gapstate.proof.causes import attribute
 from gapstate.proof.explore import MAX_CONFIGURATIONS, TooManyConfigurations, explore
 from gapstate.proof.reach import reachability
-from gapstate.proof.rules import rule_findings
+from gapstate.proof.rules import rule_findings, tested
 from gapstate.proof.totality import totality_findings
 from gapstate.run.machine import Machine
 from gapstate.seeing.diagram import diagram_findings
@@ -44,10 +44,16 @@ class CheckResult(Result):
     read: tuple[int, int, int] = (0, 0, 0)  # the rows, caps and allowances that parsed
     lines: tuple[str, ...] = ()  # the spec's lines, for showing each finding where it stands
     causes: Mapping[Finding, Finding] = field(default_factory=dict)
+    # rule id -> the reachable steps it was checked on, in catalogue order (empty when the proof did not run)
+    tested: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return not self.findings
+
+    def untested(self) -> list[str]:
+        """The rules checked on no reachable step: this table cannot break them, so their passing means nothing."""
+        return [rule for rule, steps in self.tested.items() if not steps]
 
     def root_of(self, finding: Finding) -> Finding | None:
         """The root finding `finding` follows from; None for a root."""
@@ -80,6 +86,7 @@ class CheckResult(Result):
             "ok": self.ok,
             "spec": self.spec,
             "stats": dict(self.stats),
+            "rules": [{"rule": rule, "tested": steps} for rule, steps in self.tested.items()],
             "findings": (self.finding_dict(f) for f in self.findings),
         }
 
@@ -111,6 +118,7 @@ def check(spec: Spec, progress: Callable[[int, int], None] | None = None,
     }
     findings = list(spec.findings)
     causes: dict[Finding, Finding] = {}
+    checked: dict[str, int] = {}
     if spec.steppable:
         assert table is not None
         findings.extend(totality_findings(table))
@@ -128,8 +136,10 @@ def check(spec: Spec, progress: Callable[[int, int], None] | None = None,
         findings.extend(reach)
         stats["unreachable_allowed"] = allowed
         findings.extend(rule_findings(exploration))
+        checked = tested(machine, exploration)
         findings, causes = attribute(findings, table, machine, exploration)
         findings.extend(diagram_findings(spec.text, table, spec.path))
     findings.sort(key=lambda f: f.sort_key)
     read = (len(table.rows), len(table.caps), len(table.allowances)) if table else (0, 0, 0)
-    return CheckResult(spec.path, stats, tuple(findings), spec.steppable, read, tuple(text_lines(spec.text)), causes)
+    return CheckResult(spec.path, stats, tuple(findings), spec.steppable, read, tuple(text_lines(spec.text)), causes,
+                       checked)

@@ -74,7 +74,7 @@ class Exploration:
 
     def __init__(self, packing: Packing, initial: int, seen: dict[int, None], classes: dict[int, tuple],
                  fired: frozenset[int], breaches: dict[tuple[str, int], list[tuple[int, str, bool]]],
-                 breaks: dict[int, tuple[tuple[str, int, str, bool], ...]]):
+                 breaks: dict[int, tuple[tuple[str, int, str, bool], ...]], members: dict[int, int]):
         self._packing = packing
         self._root = initial  # the initial node, where the breadth-first trees start
         self._seen = seen  # node -> None, in breadth-first order
@@ -83,6 +83,7 @@ class Exploration:
         self.fired = fired
         self._breaches = breaches  # (rule, row line) -> every breaking step, as (node, event, choice)
         self._breaks = breaks  # class representative -> the (rule, row line, event, choice) its steps break
+        self._members = members  # class representative -> how many expanded configurations of it were reached
         self._broken: dict[tuple[str, int], list[Firing]] | None = None
         self._graph: nx.DiGraph | None = None
         self._trees: dict[bool, dict[int, tuple[int, int, tuple | None]]] = {}
@@ -125,6 +126,16 @@ class Exploration:
 
     def configs(self) -> Iterator[Config]:
         return map(self._packing.decode, self._seen)
+
+    def classes(self) -> Iterator[tuple[Config, int]]:
+        """Each class of reachable configurations that behave alike (see `Packing`) and are expanded:
+        its representative, and how many reachable configurations it holds.
+
+        What is asked of every reachable step (which rows fire how often)
+        is then asked once a class, not once a configuration.
+        """
+        decode = self._packing.decode
+        return ((decode(node), count) for node, count in self._members.items())
 
     def successors(self, config: Config, by_target: bool = False) -> tuple[Edge, ...]:
         """The steps out of `config` in event order; `by_target` groups them by target, in the order

@@ -9,7 +9,7 @@ what it found, and what can be asked of it, is an `Exploration`
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 
 from gapstate.errors import GapstateError
@@ -93,6 +93,7 @@ def _explore(machine: Machine, progress: Callable[[int, int], None] | None,
     fold, expanded, target_of = packing.fold, packing.expanded, packing.target
     fired: set[int] = set()
     counted: set[int] = set()  # representatives whose rows are in `fired`
+    members: Counter[int] = Counter()  # representative -> the expanded configurations of its class reached
     breaches: dict[tuple[str, int], list[tuple[int, str, bool]]] = {}
     seen: dict[int, None] = {initial: None}
     queue = deque([initial])
@@ -104,6 +105,7 @@ def _explore(machine: Machine, progress: Callable[[int, int], None] | None,
     while queue:
         source = pop()
         representative = fold(source)
+        members[representative] += 1
         steps = classes[representative]
         if representative not in counted:
             counted.add(representative)
@@ -123,6 +125,6 @@ def _explore(machine: Machine, progress: Callable[[int, int], None] | None,
             progress(done, total)
     if progress is not None:
         progress(total, total)
-    exploration = Exploration(packing, initial, seen, classes, frozenset(fired), breaches, breaks)
+    exploration = Exploration(packing, initial, seen, classes, frozenset(fired), breaches, breaks, members)
     exploration.implied = implied
     return exploration

@@ -1,17 +1,20 @@
-"""The prose's rules, checked on every reachable step, each with its shortest breaking trace.
+"""The prose's rules, checked on every reachable step: each with its shortest breaking trace, and on how many steps it was checked.
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 from gapstate.findings import (
     Finding,
     RuleBroken,
 )
+from gapstate.proof.exploration import Exploration
+from gapstate.run.machine import Machine
 from gapstate.table.rules import RULES
+from gapstate.table.vocabulary import EVENTS
 
 _RULES = {rule.id: rule for rule in RULES}
-
-from gapstate.proof.exploration import Exploration
 
 
 def rule_findings(exploration: Exploration) -> list[Finding]:
@@ -23,3 +26,26 @@ def rule_findings(exploration: Exploration) -> list[Finding]:
     """
     return [RuleBroken(line, 1, rule=rule_id, description=_RULES[rule_id].description, trace=trace, detour=detour)
             for rule_id, line, trace, detour in exploration.breaches()]
+
+
+def tested(machine: Machine, exploration: Exploration) -> dict[str, int]:
+    """For each rule, in catalogue order, how many reachable steps it was checked on.
+
+    A step is checked against the rules its row concerns (`Rule.concerns`:
+    its event and actions; a refused step against the rules about
+    refusals). A rule checked on none cannot fail on this table, so its
+    passing says nothing about it.
+    """
+    per_row: Counter[int] = Counter()
+    events = tuple(EVENTS)
+    for config, members in exploration.classes():
+        if config.ended:
+            continue
+        for event in events:
+            for choice in machine.choices(config, event):
+                row = machine.row_at(config, event, choice)
+                if row is not None:
+                    per_row[row.line] += members
+    rows = {row.line: row for row in machine.table.rows}
+    return {rule.id: sum(count for line, count in per_row.items() if rule.concerns(rows[line].event, rows[line].actions))
+            for rule in RULES}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
-from gapstate.table.vocabulary import ACTIONS, COMMITS, COUNTERS, ENDINGS, WRITE_OFFS, Config
+from gapstate.table.vocabulary import ACTIONS, COMMITS, COUNTERS, ENDINGS, INVALID, WRITE_OFFS, Config
 
 
 class Transition(NamedTuple):
@@ -41,6 +41,13 @@ class Rule(NamedTuple):
     kept_by: frozenset[str] = frozenset()
 
     def concerns(self, event: str, actions: tuple[str, ...]) -> bool:
+        """True when the rule is checked on a step of a row with this event and these actions.
+
+        A refused step (an `invalid` row) changes nothing: only the rules
+        about refusals (`on` naming `invalid`) are checked on it.
+        """
+        if INVALID in actions:
+            return INVALID in self.on
         return not self.on or event in self.on or not self.on.isdisjoint(actions)
 
 

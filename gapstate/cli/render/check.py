@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
 
 def check_text(result: CheckResult) -> str:
-    """Findings a line (`path:line:column: kind: message`, a rule's trace indented); "" when there are none.
+    """Findings a line (`path:line:column: kind: message`, a rule's trace indented), then a note for each
+    rule tested on no reachable step; "" when there is neither.
 
     A finding that follows from another is shown under its root, indented,
     without the quoted line: the root is what to fix.
@@ -29,6 +30,11 @@ def check_text(result: CheckResult) -> str:
         if consequences:
             lines.append(f"  {plural(len(consequences), 'finding')} follow{'s' if len(consequences) == 1 else ''} from it:")
             lines.extend(f"    {escape(result.spec)}:{f.line}:{f.column}: {f.kind}: {escape(result.message(f))}" for f in consequences)
+    lines.extend(
+        f"{escape(result.spec)}: note: rule {rule} was tested on no reachable step: "
+        "this table cannot break it, so its passing means nothing"
+        for rule in result.untested()
+    )
     return "\n".join(lines)
 
 
