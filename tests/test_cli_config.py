@@ -500,3 +500,18 @@ def test_a_table_outside_the_folder_of_the_settings_file_there_is_named_with_spe
     notes = [line for line in run("graph").stderr.splitlines() if line.startswith("gapstate: note: ")]
     assert notes == [("gapstate: note: ../spec/gap-state.md holds a gap-state table that no setting names; "
                       "to read it, pass --spec ../spec/gap-state.md")]  # app/gapstate.toml may not name a file above it
+
+
+def test_the_settings_example_on_the_cli_page_is_read_as_it_says(tmp_path, monkeypatch):
+    import re
+
+    from gapstate.cli.config import generated_paths, settings
+
+    from .support import ROOT
+
+    page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    example = re.search(r"```toml\n(# gapstate.toml\n.*?)```\n", page, flags=re.DOTALL)[1]
+    (tmp_path / "gapstate.toml").write_text(example, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert settings().spec == "spec/gap-state.md" and max_configurations(None) == 5_000_000
+    assert generated_paths() == ("src/decider.rs",)
