@@ -216,3 +216,25 @@ def test_a_step_shows_its_rows_guards_as_the_row_writes_them_so_grep_finds_the_r
     assert f"row {line_of(SPEC_TEXT, written)} " in last and " attempts_left,!candidate_active " in last
     step = json.loads(replay(path, "--format", "json").stdout)["steps"][2]
     assert list(step["guards"]) == ["attempts_left", "candidate_active"]
+
+
+def test_steps_with_long_ids_are_written_a_few_at_a_time_however_long_each_line(tmp_path, monkeypatch):
+    """The writer gathered 1,024 lines before each write: a trace of 1 MiB ids held some 3 GB. Now about 64 KiB at a time."""
+    import tracemalloc
+
+    trace = tmp_path / "ids.jsonl"
+    with trace.open("w", encoding="utf-8") as out:
+        for n in range(1000):
+            out.write(json.dumps({"event": "loss_voiced", "t": n, "id": "x" * 5000}) + "\n")  # seen once, held once
+    written = []
+    monkeypatch.setattr("gapstate.cli.output.click.echo", lambda message=None, **kwargs: written.append(len(message or "")))
+    tracemalloc.start()
+    try:
+        result = replay(trace)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.exit_code == 0, result.output
+    assert sum(written) > 1000 * 5000 and max(written) < (1 << 16) + 6000
+    # The reader's own blocks of 1 MiB and what they decode to: about 10 MB; with 1,024 lines gathered, 25 MB.
+    assert peak < 16_000_000, peak

@@ -36,7 +36,7 @@ import click
 
 from gapstate.words import escape, escape_lines
 
-__all__ = ["escape", "escape_lines", "say", "say_json", "say_lines", "say_summary", "summarize"]
+__all__ = ["Gathered", "escape", "escape_lines", "say", "say_json", "say_lines", "say_summary", "summarize"]
 
 _SUMMARY = "gapstate.summary"  # the key in click's context meta, shared by the group and its command
 
@@ -46,22 +46,48 @@ def say(text: str, err: bool = False, nl: bool = True) -> None:
     click.echo(escape_lines(text), err=err, nl=nl)
 
 
-def say_lines(lines: Iterable[str], chunk: int = 1024) -> None:
-    """`say("\\n".join(lines))`, byte for byte, but written some thousand lines at a time as `lines` yields them.
+# Pieces of output gathered before a write: some thousand lines (a write a line costs more than the
+# work), but never much more than 64 KiB of text, however long each line (a 1 MiB id a step).
+_LINES = 1024
+_CHARS = 1 << 16
+
+
+class Gathered:
+    """Pieces of text joined by `separator`, said a batch at a time as they come; `close` says the rest."""
+
+    def __init__(self, separator: str = "\n", lines: int = _LINES):
+        self.separator = separator
+        self.lines = lines
+        self.pending: list[str] = []
+        self.size = 0
+        self.written = False
+
+    def add(self, text: str) -> None:
+        self.pending.append(text)
+        self.size += len(text)
+        if len(self.pending) >= self.lines or self.size >= _CHARS:
+            self.close()
+
+    def close(self) -> None:
+        """Say what is pending (nothing after it: more may be added)."""
+        if self.pending:
+            say((self.separator if self.written else "") + self.separator.join(self.pending), nl=False)
+            self.written = True
+            self.pending, self.size = [], 0
+
+
+def say_lines(lines: Iterable[str], chunk: int = _LINES) -> None:
+    """`say("\\n".join(lines))`, byte for byte, but written a batch at a time as `lines` yields them (`Gathered`).
 
     Output that grows with the input is never built whole: `| head -3` gets
     its lines from the first write, and a reader that goes away ends the
     command there (exit 141) instead of after the last line was rendered.
     """
-    pending: list[str] = []
-    written = False
+    out = Gathered(lines=chunk)
     for line in lines:
-        pending.append(line)
-        if len(pending) >= chunk:
-            say("\n".join(pending))
-            pending, written = [], True
-    if pending or not written:
-        say("\n".join(pending))
+        out.add(line)
+    out.close()
+    say("")
 
 
 def say_json(document: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ from gapstate.cli.base import (
     reports_errors,
     spec_for,
 )
-from gapstate.cli.output import say, summarize
+from gapstate.cli.output import Gathered, say, summarize
 from gapstate.table.vocabulary import EVENTS, PAYLOADS
 
 
@@ -72,7 +72,7 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> i
     # "ok" is known up front (text needs only the reading: its verdict comes
     # last); then replayed again, each step printed as it happens, so
     # `| head` gets its lines at once and a million steps are never held.
-    out = _Chunks(",\n" if fmt == "json" else "\n")
+    out = Gathered(",\n" if fmt == "json" else "\n")
     if fmt == "json":
         from gapstate.cli.render.replay import replay_json_ends
 
@@ -80,37 +80,17 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> i
         head, tail = replay_json_ends(result)
         say(head, nl=False)
         run(spec, read_trace(trace_path), keep_steps=False, on_step=lambda step: out.add(render(step)))
-        out.flush()
+        out.close()
         say(tail)
     else:
         for _ in read_trace(trace_path):  # a malformed line raises here, before any is printed
             pass
         result = run(spec, read_trace(trace_path), keep_steps=False, on_step=lambda step: out.add(render(step)))
-        out.flush()
+        out.close()
         if out.written:
             say("")
         say(replay_tail(result, caps, label(trace_path)))
     return _summarized(result, (spec.path, label(trace_path)))
-
-
-class _Chunks:
-    """Lines joined by `separator`, written to stdout some thousand at a time (a write a line costs more than the step)."""
-
-    def __init__(self, separator: str):
-        self.separator = separator
-        self.pending: list[str] = []
-        self.written = False
-
-    def add(self, text: str) -> None:
-        self.pending.append(text)
-        if len(self.pending) >= 1024:
-            self.flush()
-
-    def flush(self) -> None:
-        if self.pending:
-            say((self.separator if self.written else "") + self.separator.join(self.pending), nl=False)
-            self.written = True
-            self.pending = []
 
 
 def _spooled(spec: Any, trace_path: str, fmt: str, caps: dict[str, int], render: Callable[[Any], str]) -> int:
