@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gapstate.cli.config import (
     BUNDLED,
@@ -515,3 +517,24 @@ def test_the_settings_example_on_the_cli_page_is_read_as_it_says(tmp_path, monke
     monkeypatch.chdir(tmp_path)
     assert settings().spec == "spec/gap-state.md" and max_configurations(None) == 5_000_000
     assert generated_paths() == ("src/decider.rs",)
+
+
+@given(st.text(st.characters(blacklist_categories=("Cs",))))
+def test_toml_string_reads_back_as_the_text(text):
+    import tomllib
+
+    from gapstate.cli.config import toml_string
+
+    assert tomllib.loads(f"spec = {toml_string(text)}\n") == {"spec": text}
+
+
+def test_a_table_whose_name_is_not_utf8_is_passed_over_not_a_crash(tmp_path, monkeypatch):
+    import os
+
+    (tmp_path / ".git").mkdir()
+    os.makedirs(os.fsencode(tmp_path) + b"/sp\xffec")
+    with open(os.fsencode(tmp_path) + b"/sp\xffec/gap-state.md", "w", encoding="utf-8") as handle:
+        handle.write(SPEC_TEXT)
+    monkeypatch.chdir(tmp_path)
+    result = run("graph")
+    assert result.exit_code == 0 and "note" not in result.stderr

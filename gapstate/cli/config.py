@@ -312,6 +312,15 @@ def unconfigured_tables(cwd: str | Path | None = None) -> list[str]:
     return notes
 
 
+def is_utf8(text: str) -> bool:
+    """Whether `text` can be written as UTF-8 (a name read from the disk may not: its bytes decoded as surrogates)."""
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
 def tables_below(top: Path) -> list[Path]:
     """The markdown files under `top` holding a gap-state table, sorted, within the search bounds."""
     from gapstate.files.source import text_lines
@@ -326,7 +335,7 @@ def tables_below(top: Path) -> list[Path]:
         folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in _PASSED_OVER)
         seen += len(folders) + len(files)
         for name in sorted(files):
-            if not name.endswith(".md"):
+            if not name.endswith(".md") or not is_utf8(os.path.join(folder, name)):  # a setting could not name it
                 continue
             path = Path(folder) / name
             try:

@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from gapstate.cli.base import main, reports_errors
-from gapstate.cli.config import inside_tree, repository_top, settings_target, shown_path, tables_below
+from gapstate.cli.config import is_utf8, inside_tree, repository_top, settings_target, shown_path, tables_below
 from gapstate.cli.output import say, summarize
 from gapstate.errors import GapstateError
 
@@ -110,6 +110,8 @@ def _spec(given: str | None, top: Path, start: Path) -> str:
 
     if given is not None:
         path = start / given
+        if not is_utf8(given):
+            raise GapstateError("its name is not UTF-8, so no settings file can name it", file=given)
         if not path.is_file():
             raise GapstateError("no such file (or not a regular file): init configures a spec that is there", file=given)
         if not inside_tree(path, top):
