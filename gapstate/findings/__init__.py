@@ -37,12 +37,38 @@ from gapstate.findings.proof import (
     Unreachable,
 )
 from gapstate.findings.record import Cause, Finding, Valuation
-from gapstate.findings.syntax import BadCap, CapProblem, ParseError, ParseProblem, UnknownName
+from gapstate.findings.syntax import (
+    BadCap,
+    CapProblem,
+    ParseError,
+    ParseProblem,
+    UnknownName,
+)
 
 __all__ = [
-    "AllowanceProblem", "Ambiguous", "BadCap", "CATALOGUE", "CapProblem", "Cause", "Contradiction", "DiagramProblem",
-    "Finding", "GuardsNeverHold", "KINDS", "NeverEntered", "NeverFires", "NotTotal", "ParseError", "ParseProblem", "RuleBroken", "StaleAllowance", "StaleDiagram",
-    "TakenEarlier", "Unreachable", "UnknownName", "Valuation",
+    "CATALOGUE",
+    "KINDS",
+    "AllowanceProblem",
+    "Ambiguous",
+    "BadCap",
+    "CapProblem",
+    "Cause",
+    "Contradiction",
+    "DiagramProblem",
+    "Finding",
+    "GuardsNeverHold",
+    "NeverEntered",
+    "NeverFires",
+    "NotTotal",
+    "ParseError",
+    "ParseProblem",
+    "RuleBroken",
+    "StaleAllowance",
+    "StaleDiagram",
+    "TakenEarlier",
+    "UnknownName",
+    "Unreachable",
+    "Valuation",
 ]
 
 CATALOGUE: tuple[type[Finding], ...] = (

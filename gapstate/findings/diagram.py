@@ -18,7 +18,11 @@ class DiagramProblem(Enum):
 
 @record
 class StaleDiagram(Finding):
-    """A diagram block marked `<!-- gapstate:graph -->` that is not what `gapstate graph` draws."""
+    """A diagram block marked `<!-- gapstate:graph -->` that is not what `gapstate graph` draws.
+
+    Under a cause (the table's own mistake made it differ), it says to mend
+    that first: redrawn now, it would draw the mistake.
+    """
 
     kind = "stale_diagram"
 
@@ -27,6 +31,11 @@ class StaleDiagram(Finding):
 
     def describe(self, cause: Cause | None = None) -> str:
         path = shell_word(self.path)
-        return self.reason.value.format(command=f"gapstate check --fix {path}") + (
-            f" (or `gapstate graph --update --spec {path}`)"
-        )
+        command = f"gapstate check --fix {path}"
+        if cause is not None and self.reason is DiagramProblem.DIFFERS:
+            # Redrawn now, the diagram would draw the mistake: the table comes first.
+            return (
+                "the diagram differs from what `gapstate graph --format mermaid` draws for this table; "
+                f"it follows from {cause}: mend that, then run `{command}` if it still differs"
+            )
+        return self.reason.value.format(command=command) + f" (or `gapstate graph --update --spec {path}`)"

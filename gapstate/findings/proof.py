@@ -230,6 +230,11 @@ class RuleBroken(Finding):
     detour: bool  # every way there breaks another rule first
     trace: Sequence[dict[str, Any]] = field()  # no default: the base's () is for the other kinds
 
+    def describe(self, cause: Cause | None = None) -> str:
+        """Under one root the indentation says where it comes from; past several, the words name them all."""
+        text = super().describe(cause)
+        return f"{text}; it follows from {cause}" if cause is not None and cause.also else text
+
     def parts(self) -> dict[str, Any]:
         return {
             "rule": self.rule,

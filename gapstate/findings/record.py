@@ -37,7 +37,8 @@ class Cause(NamedTuple):
 
     A hole is named by its `state`, `event` and `guards` (a row's address:
     `-` or `a,!b`); a broken rule by its `rule`. Fields that do not apply
-    are None and stay out of the JSON.
+    are None and stay out of the JSON. `also` names the other roots of a
+    finding that only mending them all mends (JSON `with`), empty for most.
     """
 
     kind: str
@@ -46,16 +47,21 @@ class Cause(NamedTuple):
     event: str | None = None
     guards: str | None = None
     rule: str | None = None
+    also: tuple[Cause, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: value for name, value in self._asdict().items() if value is not None}
+        out = {name: value for name, value in self._asdict().items() if value is not None and name != "also"}
+        if self.also:
+            out["with"] = [other.to_dict() for other in self.also]
+        return out
 
     def __str__(self) -> str:
+        together = "".join(f" together with {other}" for other in self.also)
         if self.kind == "not_total":
-            return f"the hole at {self.state} | {self.event} | {self.guards} (line {self.line})"
+            return f"the hole at {self.state} | {self.event} | {self.guards} (line {self.line}){together}"
         if self.kind == "rule":
-            return f"the {self.rule} breach at line {self.line}"
-        return f"the {self.kind} finding at line {self.line}"
+            return f"the {self.rule} breach at line {self.line}{together}"
+        return f"the {self.kind} finding at line {self.line}{together}"
 
 
 @record

@@ -29,13 +29,14 @@ never fires is `proof.reach.why_unreachable`'s.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from itertools import product
 from typing import NamedTuple
 
 from gapstate.findings import (
-    Ambiguous,
     AllowanceProblem,
+    Ambiguous,
     Contradiction,
     Finding,
     NotTotal,
@@ -44,7 +45,7 @@ from gapstate.findings import (
     Unreachable,
 )
 from gapstate.proof.exploration import Exploration
-from gapstate.proof.mending import Walker, every_step, suspect
+from gapstate.proof.mending import Suspect, Walker, every_step, suspect
 from gapstate.run.machine import Machine
 from gapstate.table.model import ANY_STATE, Allowance, Literal, Row, Table, holds
 
@@ -57,18 +58,21 @@ CAUSE_BUDGET = 100_000
 
 
 class Attribution(NamedTuple):
-    """The findings, each overlap placed at its likelier row, and which root each consequence follows from."""
+    """The findings, each overlap placed at its likelier row, and which roots each consequence follows from."""
 
     findings: list[Finding]
-    causes: dict[Finding, Finding]  # a consequence -> its root; a root is not a key
+    # a consequence -> the roots it follows from: one, or several when only mending them all mends it
+    # (it is reached past any one of them); a root is not a key
+    causes: dict[Finding, tuple[Finding, ...]]
 
 
 def attribute(found: list[Finding], table: Table, machine: Machine, exploration: Exploration) -> Attribution:
-    """Place every overlap at the row most likely mistaken, and find the root each consequence follows from."""
+    """Place every overlap at the row most likely mistaken, and find the roots each consequence follows from."""
     if not found:
         return Attribution(found, {})
     findings = _point_ambiguities(found, table)
-    causes: dict[Finding, Finding] = {}
+    causes: dict[Finding, Finding] = {}  # a consequence -> the one root that explains it
+    joint: dict[Finding, tuple[Finding, ...]] = {}  # a consequence -> the roots that only together explain it
     _structural(findings, table, causes)
     walk = Walker(machine, table, exploration)
     # What each root already explains, and the findings still unexplained that a root may claim, kept
@@ -88,16 +92,25 @@ def attribute(found: list[Finding], table: Table, machine: Machine, exploration:
         cut_off.pop(finding, None)
         pending.pop(finding, None)
 
+    def about(root: Finding) -> list[Suspect]:
+        """The steps a root is about: its own and those of what already follows from it (a hole its guard left)."""
+        own = sorted([root, *followers.get(root, ())], key=order.__getitem__)
+        return [s for f in own if (s := suspect(f, table, machine)) is not None]
+
+    roots: list[Finding] = []  # the roots established so far, in the order tried
     for root in _candidates(findings):
         if walk.visited > CAUSE_BUDGET:
             break  # the findings not yet tried stay roots: each is shown on its own
         if root in causes:
             continue
-        # A root is about its own steps and those of what already follows from it (a hole its guard left).
-        own = sorted([root, *followers.get(root, ())], key=order.__getitem__)
-        suspects = [s for f in own if (s := suspect(f, table, machine)) is not None]
+        suspects = about(root)
         if not suspects:
             continue
+        if isinstance(root, RuleBroken) and (together := _together(walk, root, [r for r in roots if r not in causes], about)):
+            joint[root] = together  # reached past each of several roots: not a mistake of its own
+            pending.pop(root, None)
+            continue
+        roots.append(root)
         if cut_off:
             fired = walk.opened(suspects, {f.line for f in cut_off})
             for unreachable in [f for f in cut_off if f.line in fired]:
@@ -116,7 +129,45 @@ def attribute(found: list[Finding], table: Table, machine: Machine, exploration:
                         follows(finding, root)
                 elif finding.row not in fired:
                     follows(finding, root)
-    return Attribution(findings, _resolved(causes))
+    # What no one root explains, that several together do: rows cut off, allowed rows that fire.
+    standing = [r for r in roots if r not in causes]
+    for left in [*cut_off, *(f for f in pending if isinstance(f, StaleAllowance))]:
+        if walk.visited > CAUSE_BUDGET:
+            break
+        if left not in joint and (together := _together(walk, left, standing, about)):
+            joint[left] = together
+    return Attribution(findings, _resolved(causes, joint))
+
+
+def _together(
+    walk: Walker, finding: Finding, roots: list[Finding], about: Callable[[Finding], list[Suspect]]
+) -> tuple[Finding, ...]:
+    """The fewest of `roots` that together explain `finding`, when no one of them does; () when they do not.
+
+    A rule broken past either of two mistaken rows (swap the next states of
+    the two `send_ok` rows, and every step of REQUESTED is reached past
+    one or the other) follows from both, not from the row where it shows.
+    """
+    if len(roots) < 2:
+        return ()
+
+    def gone(group: list[Finding]) -> bool:
+        suspects = [s for root in group for s in about(root)]
+        if isinstance(finding, RuleBroken):
+            return (finding.rule, finding.line) not in walk.blocked(suspects)[1]
+        if isinstance(finding, Unreachable):
+            return finding.line in walk.opened(suspects, {finding.line})
+        assert isinstance(finding, StaleAllowance)
+        steps = [every_step(root.line) for root in group if isinstance(root, RuleBroken)]
+        return finding.row not in walk.blocked([*suspects, *steps])[0]
+
+    if not gone(roots):
+        return ()
+    group = list(roots)
+    for root in roots:
+        if len(group) > 1 and gone([g for g in group if g is not root]):
+            group.remove(root)
+    return tuple(group)
 
 
 def _candidates(findings: list[Finding]) -> list[Finding]:
@@ -127,16 +178,22 @@ def _candidates(findings: list[Finding]) -> list[Finding]:
     return structural + rules
 
 
-def _resolved(causes: dict[Finding, Finding]) -> dict[Finding, Finding]:
-    """Every consequence pointed at its root, never at another consequence."""
-    out: dict[Finding, Finding] = {}
-    for finding, cause in causes.items():
+def _resolved(causes: dict[Finding, Finding], joint: dict[Finding, tuple[Finding, ...]]) -> dict[Finding, tuple[Finding, ...]]:
+    """Every consequence pointed at its roots, never at another consequence."""
+
+    def root(finding: Finding) -> Finding:
         seen = {finding}
-        while cause in causes and cause not in seen:
-            seen.add(cause)
-            cause = causes[cause]
-        if cause is not finding:
-            out[finding] = cause
+        while finding in causes and causes[finding] not in seen:
+            finding = causes[finding]
+            seen.add(finding)
+        return finding
+
+    out: dict[Finding, tuple[Finding, ...]] = {}
+    for finding in (*causes, *joint):
+        named = joint.get(finding) or (causes[finding],)
+        roots = tuple(dict.fromkeys(root(r) for r in named if root(r) is not finding))
+        if roots:
+            out[finding] = roots
     return out
 
 

@@ -3,26 +3,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gapstate.results import Result
+from gapstate.files.source import text_lines
 from gapstate.findings import (
     Ambiguous,
     Cause,
     Contradiction,
+    DiagramProblem,
     Finding,
+    StaleDiagram,
 )
 from gapstate.proof.causes import attribute
 from gapstate.proof.explore import MAX_CONFIGURATIONS, TooManyConfigurations, explore
 from gapstate.proof.reach import reachability
 from gapstate.proof.rules import rule_findings, tested
 from gapstate.proof.totality import totality_findings
+from gapstate.results import Result
 from gapstate.run.machine import Machine
 from gapstate.seeing.diagram import diagram_findings
 from gapstate.table.load import Spec
-from gapstate.files.source import text_lines
 from gapstate.table.vocabulary import (
     EVENTS,
 )
@@ -32,9 +34,11 @@ from gapstate.table.vocabulary import (
 class CheckResult(Result):
     """The outcome of `check`, shaped like its JSON output.
 
-    `causes` maps each finding that follows from another to its root (a
-    root is not a key): the findings themselves are frozen records, and
-    how a consequence is told depends on its root (`message`, `to_dict`).
+    `causes` maps each finding that follows from another to its roots (one;
+    or several when only mending them all mends it; a root is not a key):
+    the findings themselves are frozen records, and how a consequence is
+    told depends on its roots (`message`, `to_dict`). It is shown under the
+    first.
     """
 
     spec: str
@@ -43,7 +47,7 @@ class CheckResult(Result):
     proved: bool = True  # False when syntax or name findings stopped the proof
     read: tuple[int, int, int] = (0, 0, 0)  # the rows, caps and allowances that parsed
     lines: tuple[str, ...] = ()  # the spec's lines, for showing each finding where it stands
-    causes: Mapping[Finding, Finding] = field(default_factory=dict)
+    causes: Mapping[Finding, tuple[Finding, ...]] = field(default_factory=dict)
     # rule id -> the reachable steps it was checked on, in catalogue order (empty when the proof did not run)
     tested: Mapping[str, int] = field(default_factory=dict)
 
@@ -56,13 +60,17 @@ class CheckResult(Result):
         return [rule for rule, steps in self.tested.items() if not steps]
 
     def root_of(self, finding: Finding) -> Finding | None:
-        """The root finding `finding` follows from; None for a root."""
-        return self.causes.get(finding)
+        """The root finding `finding` follows from (the first, when it takes several to mend); None for a root."""
+        roots = self.causes.get(finding)
+        return roots[0] if roots else None
 
     def cause(self, finding: Finding) -> Cause | None:
-        """How `finding` names its root; None for a root."""
-        root = self.causes.get(finding)
-        return root.as_cause() if root is not None else None
+        """How `finding` names its roots; None for a root."""
+        roots = self.causes.get(finding)
+        if not roots:
+            return None
+        first, *others = roots
+        return first.as_cause()._replace(also=tuple(other.as_cause() for other in others))
 
     def roots(self) -> list[Finding]:
         """The findings to fix, in line order: those that follow from no other."""
@@ -94,12 +102,29 @@ class CheckResult(Result):
         """Each root finding, in line order, with the findings that follow from it, in line order."""
         under: dict[Finding, list[Finding]] = {f: [] for f in self.roots()}
         for finding in self.findings:
-            root = self.causes.get(finding)
+            root = self.root_of(finding)
             if root is not None:
                 under[root].append(finding)
         return list(under.items())
 
 
+
+
+def _redrawn(
+    findings: list[Finding], causes: Mapping[Finding, tuple[Finding, ...]], diagrams: Sequence[Finding]
+) -> dict[Finding, tuple[Finding, ...]]:
+    """A diagram that differs from the table follows from the table's own roots, when it has any.
+
+    The edit that made the table wrong made its drawing stale too; restoring
+    the table makes the drawing true again, while redrawing first would draw
+    the mistake. So the stale diagram is shown under the first root and names
+    the others; it is a root only when nothing else is wrong. A block that is
+    not a diagram (never closed, no mermaid block) is a mistake of its own.
+    """
+    roots = tuple(sorted((f for f in findings if f not in causes), key=lambda f: f.sort_key))
+    if not roots:
+        return {}
+    return {f: roots for f in diagrams if isinstance(f, StaleDiagram) and f.reason is DiagramProblem.DIFFERS}
 
 
 def check(spec: Spec, progress: Callable[[int, int], None] | None = None,
@@ -117,7 +142,7 @@ def check(spec: Spec, progress: Callable[[int, int], None] | None = None,
         "unreachable_allowed": 0,
     }
     findings = list(spec.findings)
-    causes: dict[Finding, Finding] = {}
+    causes: dict[Finding, tuple[Finding, ...]] = {}
     checked: dict[str, int] = {}
     if spec.steppable:
         assert table is not None
@@ -138,7 +163,9 @@ def check(spec: Spec, progress: Callable[[int, int], None] | None = None,
         findings.extend(rule_findings(exploration))
         checked = tested(machine, exploration)
         findings, causes = attribute(findings, table, machine, exploration)
-        findings.extend(diagram_findings(spec.text, table, spec.path))
+        diagrams = diagram_findings(spec.text, table, spec.path)
+        causes.update(_redrawn(findings, causes, diagrams))
+        findings.extend(diagrams)
     findings.sort(key=lambda f: f.sort_key)
     read = (len(table.rows), len(table.caps), len(table.allowances)) if table else (0, 0, 0)
     return CheckResult(spec.path, stats, tuple(findings), spec.steppable, read, tuple(text_lines(spec.text)), causes,
