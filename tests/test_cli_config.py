@@ -538,3 +538,11 @@ def test_a_table_whose_name_is_not_utf8_is_passed_over_not_a_crash(tmp_path, mon
     monkeypatch.chdir(tmp_path)
     result = run("graph")
     assert result.exit_code == 0 and "note" not in result.stderr
+
+
+def test_a_number_too_long_for_python_in_a_settings_file_exits_2_at_its_line(tmp_path, monkeypatch):
+    (tmp_path / "gapstate.toml").write_text('spec = "x.md"\nmax-configurations = 1' + "0" * 5000 + "\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = run("check")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("gapstate: error: gapstate.toml:2: not usable TOML: a number of 4,300 digits or more")

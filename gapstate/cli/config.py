@@ -142,6 +142,10 @@ def _settings_table(path: Path, shown: str, pyproject: bool) -> dict[str, Any] |
         message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(error)) or "not valid TOML"
         line, column = (int(where[1]), int(where[2])) if where else (None, None)
         raise GapstateError(f"not valid TOML: {message}", file=shown, line=line, column=column) from None
+    except ValueError:  # Python's limit on converting digits to an int, past 4,300 of them
+        long = re.search(r"\d{4300,}", text)
+        line = text.count("\n", 0, long.start()) + 1 if long else None
+        raise GapstateError("not usable TOML: a number of 4,300 digits or more", file=shown, line=line) from None
     if not pyproject:
         return document
     tool = document.get("tool")
