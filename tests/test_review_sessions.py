@@ -267,3 +267,23 @@ def test_github_without_traces_notes_each_changed_row_and_a_removed_one_on_the_f
     row = line_of(with_rows(ROWS), ROWS[3])
     assert shown[1] == f"::notice file={new},line={row},title=behaviour change::behaviour: CLEAR | loss_voiced when dup: old line {row}: CLEAR | note_dup -> new line {row}: CLEAR | note_dup,noop"
     assert len(shown) == 2
+
+
+def test_past_the_listed_sessions_each_is_counted_in_its_group_and_the_cut_is_said(tmp_path, monkeypatch):
+    """900,000 differing sessions were each kept to the end (1.7 GB); now the first LISTED are, and the groups count all."""
+    from gapstate.review import sessions as module
+
+    monkeypatch.setattr(module, "LISTED", 5)
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(f'{{"event":"busy_end","session":"s{n}"}}\n' for n in range(300)), encoding="utf-8")
+    old, new = tmp_path / "old.md", tmp_path / "new.md"
+    old.write_text(SPEC_TEXT, encoding="utf-8")
+    new.write_text(variant("CLEAR | busy_end | - | = | noop", "CLEAR | busy_end | - | = | invalid"), encoding="utf-8")
+    result = run("diff", str(old), str(new), "--traces", str(log), "--split-by", "session", "--jobs", "1", "--format", "json")
+    assert result.exit_code == 1, result.output
+    traces = json.loads(result.stdout)["traces"]
+    assert (traces["read"], traces["affected"], len(traces["affected_traces"])) == (300, 300, 5)
+    assert [t["trace"] for t in traces["affected_traces"]] == [f"{log}#s{n}" for n in range(5)]
+    [group] = traces["groups"]
+    assert group["traces"] == 300 and group["example"]["trace"] == f"{log}#s0"
+    assert "300 sessions behave differently; affected_traces lists the first 5" in result.stderr

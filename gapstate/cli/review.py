@@ -84,6 +84,9 @@ def diff(paths: tuple[str, ...], revision: str | None, traces: tuple[str, ...], 
     # half-written; the affected sessions, one per recorded session at most, are written as encoded.
     if fmt == "json":
         say_json(result.to_dict())
+        if result.traces is not None and result.traces.differing > len(result.traces.affected):
+            say(f"gapstate diff: note: {result.traces.differing} sessions behave differently; affected_traces lists "
+                f"the first {len(result.traces.affected)}, and each group counts them all", err=True)
     elif fmt == "github":
         from gapstate.cli.render.github import diff_github
 

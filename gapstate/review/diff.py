@@ -143,7 +143,7 @@ class DiffResult(Result):
     @property
     def differs(self) -> bool:
         """The tables differ, or some recorded session behaves differently (what exit 1 means)."""
-        return not self.same or bool(self.traces is not None and self.traces.affected)
+        return not self.same or bool(self.traces is not None and self.traces.differing)
 
     @property
     def ok(self) -> bool:

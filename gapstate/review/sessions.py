@@ -170,6 +170,12 @@ class Unreached:
         return {"state": self.state, "event": self.event, "guards": list(self.guards), "old_row": self.old_row, "new_row": self.new_row}
 
 
+# Affected sessions listed one by one (in `affected_traces`), the first in the order of the input;
+# past them each counts in its group, which keeps its first as the example, so a million sessions
+# that behave differently cost the groups' memory, not the sessions'.
+LISTED = 1000
+
+
 @dataclass(frozen=True)
 class SessionsResult:
     """The recorded sessions under both tables, shaped like the `traces` part of the diff document."""
@@ -177,14 +183,15 @@ class SessionsResult:
     read: int
     events: int
     groups: tuple[Group, ...]
-    affected: tuple[Affected, ...]
+    affected: tuple[Affected, ...]  # the first LISTED of them
     unreached: tuple[Unreached, ...]
+    differing: int  # how many sessions behave differently, listed or not
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "read": self.read,
             "events": self.events,
-            "affected": len(self.affected),
+            "affected": self.differing,
             "groups": [group.to_dict() for group in self.groups],
             "affected_traces": [one.to_dict() for one in self.affected],
             "unreached": [change.to_dict() for change in self.unreached],
@@ -223,12 +230,21 @@ def _affected(pair: Pair, trace: str, index: int, event: str, split: Divergence)
     )
 
 
-class _Done(NamedTuple):
-    """A session replayed under both tables: its events, and its first difference if any (it crosses a pipe)."""
+GroupKey = tuple[str, str, tuple[str, ...]]  # where sessions first differ: state, event, guards as literals
 
-    trace: str
+
+class _Done(NamedTuple):
+    """The sessions of one trace file under both tables (it crosses a pipe): counted, grouped, the first few listed.
+
+    `unusable` is the first session that could not be replayed; the file's
+    sessions after it are not read (the diff stops there).
+    """
+
+    read: int
     events: int
-    affected: Affected | None
+    groups: dict[GroupKey, tuple[int, Affected]]  # how many sessions, and the first
+    listed: list[Affected]
+    unusable: UnusableTrace | None
 
 
 def _context(old_text: str, old_name: str, new_text: str, new_name: str, split_by: str | None) -> tuple[Pair, str | None]:
@@ -250,20 +266,28 @@ def _no_tally() -> tuple[None, None]:
     return None, None
 
 
-def _replay_path(context: tuple[Pair, str | None], path: str) -> tuple[list[_Done | UnusableTrace], set[Key]]:
-    """Each session of a trace file under both tables, and the changes they reached."""
+def _replay_path(context: tuple[Pair, str | None], path: str) -> tuple[_Done, set[Key]]:
+    """The sessions of a trace file under both tables, and the changes they reached."""
     from gapstate.run.recorded import replay_path
 
     pair, split_by = context
-    done: list[_Done | UnusableTrace] = []
+    read = events = 0
+    groups: dict[GroupKey, tuple[int, Affected]] = {}
+    listed: list[Affected] = []
     for item in replay_path(pair, path, split_by, _no_tally, keep_going=False):
         if isinstance(item, UnusableTrace):
-            done.append(item)
-            continue
+            return _Done(read, events, groups, listed, item), pair.drain()
+        read += 1
+        events += item.events
         stop = item.stop
-        split = stop.outcome if stop is not None and isinstance(stop.outcome, Divergence) else None
-        done.append(_Done(item.trace, item.events, None if split is None else _affected(pair, item.trace, stop.index, stop.event, split)))
-    return done, pair.drain()
+        if stop is not None and isinstance(stop.outcome, Divergence):
+            one = _affected(pair, item.trace, stop.index, stop.event, stop.outcome)
+            key = (one.state, one.event, one.guards)
+            count, first = groups.get(key, (0, one))
+            groups[key] = (count + 1, first)
+            if len(listed) < LISTED:
+                listed.append(one)
+    return _Done(read, events, groups, listed, None), pair.drain()
 
 
 def replay_sessions(
@@ -286,33 +310,25 @@ def replay_sessions(
     context = (_pair(old, new, changes), split_by)
     args = (old.text, old.path, new.text, new.path, split_by)
     read = events = 0
-    affected: list[Affected] = []
+    found: dict[GroupKey, tuple[int, Affected]] = {}  # in the order first met, across the files in order
+    listed: list[Affected] = []
     reached: set[Key] = set()
     for done, arrived in in_order(_replay_path, context, paths, jobs, _context, args):
         reached |= arrived
-        for item in done:
-            if isinstance(item, UnusableTrace):
-                raise item.error()
-            read += 1
-            events += item.events
-            if item.affected is not None:
-                affected.append(item.affected)
+        if done.unusable is not None:
+            raise done.unusable.error()
+        read += done.read
+        events += done.events
+        for key, (count, first) in done.groups.items():
+            before, example = found.get(key, (0, first))
+            found[key] = (before + count, example)
+        listed.extend(done.listed[: LISTED - len(listed)])
         if progress is not None:
             progress()
-    return SessionsResult(read, events, _groups(affected), tuple(affected), _unreached(changes, reached))
-
-
-def _groups(affected: list[Affected]) -> tuple[Group, ...]:
-    """Affected sessions grouped by where they first differ, the largest group first (ties: first met first)."""
-    found: dict[tuple[str, str, tuple[str, ...]], list[Affected]] = {}
-    for one in affected:
-        found.setdefault((one.state, one.event, one.guards), []).append(one)
-    groups = [
-        Group(state, event, guards, first.old_row, first.new_row, len(members), first)
-        for (state, event, guards), members in found.items()
-        for first in members[:1]
-    ]
-    return tuple(sorted(groups, key=lambda group: -group.traces))
+    groups = [Group(*key, first.old_row, first.new_row, count, first) for key, (count, first) in found.items()]
+    groups.sort(key=lambda group: -group.traces)  # the largest first; ties: first met first
+    return SessionsResult(read, events, tuple(groups), tuple(listed), _unreached(changes, reached),
+                          sum(group.traces for group in groups))
 
 
 def _unreached(changes: tuple[Change, ...], reached: set[Key]) -> tuple[Unreached, ...]:

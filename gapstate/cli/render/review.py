@@ -71,7 +71,7 @@ def diff_summary(result: DiffResult) -> str:
         f"{count} change{'s' if count != 1 else ''}"
     )
     if result.traces is not None:
-        verdict += f"; {len(result.traces.affected)} of {plural(result.traces.read, 'recorded session')} behave differently"
+        verdict += f"; {result.traces.differing} of {plural(result.traces.read, 'recorded session')} behave differently"
     return f"gapstate diff: {result.old} -> {result.new}: {verdict}"
 
 
@@ -84,7 +84,7 @@ def _step_words(step: dict[str, Any], side: str) -> str:
 
 def sessions_lines(sessions: Any) -> Iterator[str]:
     """For a PR comment: how many recorded sessions behave differently, one line per group and its example, and the untested changes."""
-    affected = len(sessions.affected)
+    affected = sessions.differing
     yield f"recorded sessions: {affected} of {sessions.read} behave differently ({plural(sessions.events, 'event')} read)"
     width = len(str(max((group.traces for group in sessions.groups), default=0)))
     for group in sessions.groups:
