@@ -149,3 +149,13 @@ def test_restoring_each_mistake_removes_what_is_shown_under_its_root(k, n, most)
         unmended += left
     assert not astray, [(f.kind, f.line) for f in astray]
     assert len(unmended) <= most * roots, (len(unmended), roots)
+
+
+def test_the_last_failed_send_left_waiting_is_the_missing_write_off():
+    old = "SENDING | send_failed | !attempts_left | CLEAR | unrepaired_attempts"
+    text = variant(old, "SENDING | send_failed | !attempts_left | DUE | keep_debt")
+    result = check_text(text)
+    [root] = result.roots()
+    assert (root.kind, root.rule, root.line) == ("rule", "last-attempt-not-written-off", line_of(text, "!attempts_left | DUE"))
+    # waiting in DUE while the candidate speaks is a side effect further on, shown under it
+    assert any(f.rule == "due-while-candidate-speaks" and result.root_of(f) is root for f in result.findings if f.kind == "rule")

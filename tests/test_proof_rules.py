@@ -22,6 +22,7 @@ RULE_VARIANTS = {
     "settle-without-evidence": ("REQUESTED | evidence_turn | !post_send | = | noop", "REQUESTED | evidence_turn | !post_send | CLEAR | settle"),
     "exit-unnamed": ("REQUESTED | evidence_turn | !post_send | = | noop", "REQUESTED | evidence_turn | !post_send | CLEAR | noop"),
     "ending-outside-exit": ("OPEN | candidate_start | - | = | noop", "OPEN | candidate_start | - | = | end_unsettled"),
+    "last-attempt-not-written-off": ("SENDING | send_failed | !attempts_left | CLEAR | unrepaired_attempts", "SENDING | send_failed | !attempts_left | DUE | keep_debt"),
     "write-off-before-cap": ("SENDING | send_failed | attempts_left,!candidate_active | DUE | keep_debt", "SENDING | send_failed | attempts_left,!candidate_active | CLEAR | unrepaired_attempts"),
     "write-off-clears-debt": ("OPEN | session_end | - | CLEAR | end_unsettled", "OPEN | session_end | - | CLEAR | end_unsettled,settle"),
     "dup-changes-state": ("SENDING | loss_voiced | dup | = | note_dup", "SENDING | loss_voiced | dup | = | mark_late"),

@@ -57,6 +57,8 @@ SEND = frozenset({"send_request"})
 # failed send retries "at the next end of busy or the next floor release".
 SEND_EVENTS = frozenset({"floor_released", "busy_end"})
 SEND_RESULTS = frozenset({"send_ok", "send_failed"})
+# An attempt ends without a commit: the send fails, or the committed request goes undelivered.
+ATTEMPT_FAILURES = frozenset({"send_failed", "request_undelivered"})
 
 
 def _leaves_gap(t: Transition) -> bool:
@@ -160,6 +162,14 @@ RULES: tuple[Rule, ...] = (
         "writes the gap off but leaves no reply owed",
         lambda t: bool(WRITE_OFFS.intersection(t.actions)) and not t.after.debt_owed,
         WRITE_OFFS,
+    ),
+    Rule(
+        "last-attempt-not-written-off",
+        "fails the episode's last attempt (send_failed, request_undelivered with no attempt left) without writing the gap "
+        "off as unrepaired_attempts; when a cap is reached, the gap is written off",
+        lambda t: t.event in ATTEMPT_FAILURES and not t.guards["attempts_left"] and "unrepaired_attempts" not in t.actions,
+        ATTEMPT_FAILURES,
+        frozenset({"attempts_left"}),
     ),
     Rule(
         "dup-changes-state",
