@@ -43,7 +43,7 @@ def big_table(copies: int, breaking: bool = False) -> str:
     for line in shared:
         lines.append(_NAME.sub(lambda m: m.group(1) + "_0", line) if line.startswith("CLEAR") else line)
     for k in range(copies):
-        def rename(line: str) -> str:
+        def rename(line: str, k: int = k) -> str:
             return _NAME.sub(lambda m: f"{m.group(1)}_{k}", line)
 
         lines.extend(rename(line) for line in allowances)

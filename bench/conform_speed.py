@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import datetime
 import importlib.util
-import os
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -106,7 +106,7 @@ def main() -> None:
     if WRITE:
         from timing import write_section
 
-        stamp = datetime.datetime.now(datetime.timezone.utc)
+        stamp = datetime.datetime.now(datetime.UTC)
         load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
         print("wrote " + write_section("## conform speed", [
             "",

@@ -51,12 +51,13 @@ start_launcher()  # before the runner grows: its children's peak memory must be 
 
 sys.path.insert(0, ROOT)
 
-import gapstate  # noqa: E402
-from gapstate.run.replayer import replay  # noqa: E402
-from gapstate.table.load import load_spec  # noqa: E402
-from gapstate.run.trace import read_trace  # noqa: E402
 from diff_speed import measure  # noqa: E402
 from walks import write_trace  # noqa: E402
+
+import gapstate  # noqa: E402
+from gapstate.run.replayer import replay  # noqa: E402
+from gapstate.run.trace import read_trace  # noqa: E402
+from gapstate.table.load import load_spec  # noqa: E402
 
 SESSIONS, SESSION_EVENTS = 2000, 200  # the recorded sessions `diff --traces` and `coverage` both replay
 
@@ -142,7 +143,7 @@ def main() -> None:
     args = parser.parse_args()
     chosen = [part for part in PARTS if (args.only is None or part in args.only) and part not in args.skip]
     runs, heavy = args.runs, max(3, args.runs // 3)
-    started = datetime.datetime.now(datetime.timezone.utc)
+    started = datetime.datetime.now(datetime.UTC)
     load_before = os.getloadavg()
     figures: list[tuple[str, Figure]] = []
     current = [""]
@@ -222,7 +223,7 @@ def _in_process(c: dict[str, Any], show: Any) -> None:
     result = replay(spec, events, keep_steps=False)
     assert result.ok and result.events == len(events), result.error
     show(Figure("interpreter steps per CPU s in process (decoded events)",
-                rates(lambda: replay(spec, events, keep_steps=False), len(events), heavy), "/s", ">= 3,000,000"))
+                rates(lambda events=events: replay(spec, events, keep_steps=False), len(events), heavy), "/s", ">= 3,000,000"))
     del events
     kept = gapstate.replay(spec, api_events)
     assert kept.ok and len(kept.steps) == len(api_events)

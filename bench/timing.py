@@ -40,7 +40,7 @@ class Spread(NamedTuple):
     high: float
 
     @classmethod
-    def of(cls, values: list[float]) -> "Spread":
+    def of(cls, values: list[float]) -> Spread:
         return cls(statistics.median(values), min(values), max(values))
 
 

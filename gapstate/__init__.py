@@ -57,8 +57,8 @@ def replay(spec: SpecArgument, events: Iterable[dict[str, Any]]) -> ReplayResult
     A malformed event, or a table that cannot be stepped, raises GapstateError.
     """
     from gapstate.run.replayer import replay as run
-    from gapstate.table.load import resolve
     from gapstate.run.trace import from_dicts
+    from gapstate.table.load import resolve
 
     if isinstance(events, (str, bytes, dict)) or not hasattr(events, "__iter__"):
         raise GapstateError(f"replay takes an iterable of event dicts, not {type(events).__name__}")
@@ -99,8 +99,8 @@ def conform(
     the protocol raises GapstateError; an exception in `step` propagates.
     """
     from gapstate.conformance.conform import conform as run
-    from gapstate.table.load import resolve
     from gapstate.conformance.suite_folder import load
+    from gapstate.table.load import resolve
 
     suite = load(vectors) if vectors is not None else None
     return run(resolve(spec), implementation, suite, examples, seed, duration=duration)

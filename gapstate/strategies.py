@@ -26,11 +26,9 @@ from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from gapstate.fuzzing.goals import SAME_MS
+from gapstate.fuzzing.goals import AFTER, AT, SAME_MS
 from gapstate.fuzzing.guide import guide_for
 from gapstate.fuzzing.walk import (
-    AFTER,
-    AT,
     BOOL,
     FRESH,
     REPEAT,

@@ -267,7 +267,7 @@ def test_meta_is_accepted_on_any_object_and_ignored(report, which, meta):
 @given(reports())
 def test_an_arm_with_an_overflow_line_is_never_unexplained_silence(report):
     result = classify(report)
-    for arm, judged in zip(report["arms"], result["arms"]):
+    for arm, judged in zip(report["arms"], result["arms"], strict=True):
         if arm.get("sdk_overflow"):
             assert judged["verdict"] != "unexplained_silence"
             assert judged["sdk_overflow"]["lines"] == len(arm["sdk_overflow"])
@@ -282,7 +282,7 @@ def test_overflow_lines_change_no_turn_verdict_so_never_make_a_turn_attributable
     arm.setdefault("sdk_overflow", []).extend(lines)
     after = classify(logged)
     assert table(after) == table(before)
-    for old, new in zip(before["arms"], after["arms"]):
+    for old, new in zip(before["arms"], after["arms"], strict=True):
         if new["name"] == arm["name"] and old["verdict"] == "unexplained_silence":
             assert new["verdict"] == "sdk_overflow"
         else:

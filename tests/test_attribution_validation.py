@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -34,7 +35,7 @@ def setter(*path: Any, value: Any = None, delete: bool = False) -> Callable[[dic
 
 S = ("arms", 1)  # the stall arm
 T = ("arms", 1, "turns", "q1")  # its first turn
-I = ("arms", 1, "intervals", 0)  # its interval
+IV = ("arms", 1, "intervals", 0)  # its interval
 
 MALFORMED = [
     # (what is wrong, the change, the JSON path reported, a word of the message)
@@ -65,18 +66,18 @@ MALFORMED = [
     ("counter a float", setter(*S, "counters", "bytes", value=1.5), "arms[1].counters.bytes", "non-negative integer"),
     ("counter a bool", setter(*S, "counters", "bytes", value=True), "arms[1].counters.bytes", "non-negative integer"),
     ("intervals not a list", setter(*S, "intervals", value={}), "arms[1].intervals", "list of intervals"),
-    ("interval not an object", setter(*I, value=3), "arms[1].intervals[0]", "expected an object"),
-    ("interval kind unknown", setter(*I, "kind", value="loss"), "arms[1].intervals[0].kind", "drop, quarantine"),
-    ("interval kind missing", setter(*I, "kind", delete=True), "arms[1].intervals[0].kind", "missing"),
-    ("interval start missing", setter(*I, "start", delete=True), "arms[1].intervals[0].start", "missing"),
-    ("interval end missing", setter(*I, "end", delete=True), "arms[1].intervals[0].end", "missing"),
-    ("interval start a bool", setter(*I, "start", value=True), "arms[1].intervals[0].start", "integer"),
-    ("interval end a float", setter(*I, "end", value=1600.0), "arms[1].intervals[0].end", "integer"),
-    ("interval start negative", setter(*I, "start", value=-5), "arms[1].intervals[0].start", "non-negative"),
-    ("interval empty", setter(*I, "end", value=1500), "arms[1].intervals[0]", "start < end"),
-    ("interval reversed", setter(*I, "end", value=1000), "arms[1].intervals[0]", "start < end"),
-    ("interval voiced not a bool", setter(*I, "voiced", value="yes"), "arms[1].intervals[0].voiced", "true or false"),
-    ("unknown interval field", setter(*I, "id", value="iv-1"), "arms[1].intervals[0].id", "unknown field"),
+    ("interval not an object", setter(*IV, value=3), "arms[1].intervals[0]", "expected an object"),
+    ("interval kind unknown", setter(*IV, "kind", value="loss"), "arms[1].intervals[0].kind", "drop, quarantine"),
+    ("interval kind missing", setter(*IV, "kind", delete=True), "arms[1].intervals[0].kind", "missing"),
+    ("interval start missing", setter(*IV, "start", delete=True), "arms[1].intervals[0].start", "missing"),
+    ("interval end missing", setter(*IV, "end", delete=True), "arms[1].intervals[0].end", "missing"),
+    ("interval start a bool", setter(*IV, "start", value=True), "arms[1].intervals[0].start", "integer"),
+    ("interval end a float", setter(*IV, "end", value=1600.0), "arms[1].intervals[0].end", "integer"),
+    ("interval start negative", setter(*IV, "start", value=-5), "arms[1].intervals[0].start", "non-negative"),
+    ("interval empty", setter(*IV, "end", value=1500), "arms[1].intervals[0]", "start < end"),
+    ("interval reversed", setter(*IV, "end", value=1000), "arms[1].intervals[0]", "start < end"),
+    ("interval voiced not a bool", setter(*IV, "voiced", value="yes"), "arms[1].intervals[0].voiced", "true or false"),
+    ("unknown interval field", setter(*IV, "id", value="iv-1"), "arms[1].intervals[0].id", "unknown field"),
     ("turns missing", setter(*S, "turns", delete=True), "arms[1].turns", "missing"),
     ("turns not an object", setter(*S, "turns", value=[]), "arms[1].turns", "object"),
     ("answer-key turn absent from an arm", setter(*S, "turns", "q2", delete=True), "arms[1].turns.q2", "every answer_key turn"),

@@ -277,3 +277,17 @@ def test_the_exploring_bar_shows_only_once_the_work_passed_its_delay(capsys):
     slow(10, 10)
     slow.close()
     assert "exploring" in capsys.readouterr().err
+
+
+def test_the_console_entry_runs_the_atexit_hooks_before_it_ends():
+    """`entry` ends with os._exit, after running the atexit hooks itself (through a private CPython call)."""
+    script = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('hook ran', file=sys.stderr, flush=True))\n"
+        "sys.argv = ['gapstate', '--version']\n"
+        "from gapstate.cli import entry\n"
+        "entry()\n"
+    )
+    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert child.returncode == 0 and "gapstate" in child.stdout
+    assert child.stderr == "hook ran\n"

@@ -8,7 +8,13 @@ import json
 import gapstate
 from gapstate.attribution.repeats import classify_repeats
 from gapstate.cli.render.classify import (
-    OVERFLOW_MARK, classify_lines, classify_summary, not_a_repeat, repeats_lines, repeats_summary, unjudgeable,
+    OVERFLOW_MARK,
+    classify_lines,
+    classify_summary,
+    not_a_repeat,
+    repeats_lines,
+    repeats_summary,
+    unjudgeable,
 )
 
 from .support import REPORT_EXAMPLE

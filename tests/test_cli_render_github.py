@@ -56,7 +56,7 @@ def test_check_github_gives_one_annotation_per_finding_at_its_line_an_error_for_
     commands = [parse(line) for line in in_root("check", "--spec", DEFECTIVE, "--format", "github").stdout.splitlines()]
     assert len(commands) == len(findings) > 3
     assert {level for level, _, _ in commands} == {"error", "notice"}
-    for (level, props, message), finding in zip(commands, findings):
+    for (level, props, message), finding in zip(commands, findings, strict=True):
         assert level == ("error" if finding["cause"] is None else "notice")  # a consequence of a root is a notice
         assert props == {"file": DEFECTIVE, "line": str(finding["line"]), "col": str(finding["column"]), "title": finding["kind"]}
         first, *rest = message.split("\n")

@@ -11,7 +11,12 @@ import json
 
 import gapstate
 from gapstate.cli.render.replay import (
-    replay_json, replay_json_ends, replay_step_line, replay_summary, replay_tail, step_json,
+    replay_json,
+    replay_json_ends,
+    replay_step_line,
+    replay_summary,
+    replay_tail,
+    step_json,
 )
 
 TRACE = [

@@ -7,7 +7,11 @@ import functools
 
 import gapstate
 from gapstate.cli.render.seeing import (
-    coverage_lines, coverage_summary, explain_summary, explain_text, witness_summary,
+    coverage_lines,
+    coverage_summary,
+    explain_summary,
+    explain_text,
+    witness_summary,
 )
 from gapstate.seeing.coverage import coverage
 from gapstate.seeing.explain import explain

@@ -13,7 +13,6 @@ from gapstate.cli import main
 
 from .support import SPEC_TEXT, line_of, replay, write_trace
 
-
 GOOD = '{"event": "loss_voiced", "t": 120, "id": "iv-1"}'
 
 

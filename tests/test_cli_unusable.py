@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from gapstate.cli.output import escape
+
 from .support import ROOM_LOOP, SPEC_PATH, SPEC_TEXT, line_of, run
 
 BIG = "9" * 5000  # past the 4,300 digits Python converts

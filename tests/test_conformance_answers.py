@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 import gapstate
-from gapstate.run.replayer import Session, machine_for
 from gapstate.conformance.answers import protocol_problem, shown, table_answer, wire
+from gapstate.run.replayer import Session, machine_for
 
 from .support import SPEC_TEXT, line_of
 

@@ -6,10 +6,10 @@ import dataclasses
 import json
 
 import gapstate
-from gapstate.run.replayer import Session, machine_for
 from gapstate.conformance.answers import table_answer
 from gapstate.conformance.conform import conform
 from gapstate.conformance.report import conform_summary, conform_text
+from gapstate.run.replayer import Session, machine_for
 
 VECTOR = [{"event": "busy_start", "t": 1}, {"event": "loss_voiced", "t": 2, "id": "a"}]
 

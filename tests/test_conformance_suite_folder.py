@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from gapstate.cli import main
-from gapstate.errors import GapstateError
 from gapstate.conformance.suite_folder import MANIFEST, is_suite, load
+from gapstate.errors import GapstateError
 
 
 @pytest.fixture

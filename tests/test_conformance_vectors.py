@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 import gapstate
-from gapstate.conformance import vectors
 from gapstate.cli import main
+from gapstate.conformance import vectors
 from gapstate.table.load import parse_spec
 
 from .support import SPEC_PATH, SPEC_TEXT, variant
@@ -65,7 +65,7 @@ def test_evidence_in_the_vectors_speaks_before_at_and_just_after_the_commit():
     seen = set()
     for vector in vectors.build(spec).vectors:
         commit = None
-        for event, step in zip(vector.trace, vector.result.steps):
+        for event, step in zip(vector.trace, vector.result.steps, strict=True):
             if step.event == "send_ok":
                 commit = event["t"]
             if step.event == "evidence_turn" and step.source == "REQUESTED" and commit is not None:

@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from gapstate.cli import main
+from gapstate.conformance.vectors import build
 from gapstate.review.diff import KINDS
 from gapstate.table.load import parse_spec
-from gapstate.conformance.vectors import build
 
 from .support import ROOT, SPEC_TEXT, git, run
 

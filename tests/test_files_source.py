@@ -10,9 +10,18 @@ import pytest
 
 import gapstate
 from gapstate.errors import GapstateError
+from gapstate.files.source import (
+    MAX_LINE,
+    as_lf,
+    cr_ended,
+    decode_text,
+    open_binary,
+    parse_json,
+    read_bounded,
+    text_lines,
+)
 from gapstate.run.reference import read as reference_read
 from gapstate.run.trace import read_trace
-from gapstate.files.source import MAX_LINE, as_lf, cr_ended, decode_text, open_binary, parse_json, read_bounded, text_lines
 
 from .support import REPORT_EXAMPLE, SPEC_TEXT, run
 

@@ -88,8 +88,8 @@ def test_the_coverage_gate_passes_at_the_default_settings(seed):
 
 
 def test_fuzz_reports_the_boundary_goals_and_pairs_of_rows_its_traces_met():
-    from gapstate.run.replayer import machine_for
     from gapstate.fuzzing.goal_coverage import fuzz_goals
+    from gapstate.run.replayer import machine_for
 
     names = fuzz_goals(machine_for(gapstate.load_spec())).names
     goals = json.loads(fuzz("--examples", "30", "--seed", "1", "--format", "json").stdout)["coverage"]["goals"]
@@ -188,7 +188,7 @@ def test_examples_and_duration_are_exclusive():
     assert result.exit_code == 2 and "not both" in result.stderr
 
 
-def test_a_failure_is_kept_in_the_database_and_replayed_first(tmp_path, database):
+def test_a_failure_is_kept_in_the_database_and_replayed_first(tmp_path, database):  # noqa: F811  (the fixture's folder)
     spec = gapstate.load_spec(DEEP)
     first = run_fuzz(spec, 500, 1, database_dir=database)
     again = run_fuzz(spec, 500, 1, database_dir=database)

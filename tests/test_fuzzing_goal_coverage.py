@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import gapstate
-from gapstate.run.replayer import machine_for
-from gapstate.fuzzing.goal_coverage import coverage, fuzz_goals, met, readings
 from gapstate.conformance.vectors import build
+from gapstate.fuzzing.goal_coverage import coverage, fuzz_goals, met, readings
+from gapstate.run.replayer import machine_for
 
 SPEC = gapstate.load_spec()
 GOALS = fuzz_goals(machine_for(SPEC))

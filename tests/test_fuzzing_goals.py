@@ -5,11 +5,22 @@ from __future__ import annotations
 import functools
 
 import gapstate
+from gapstate.fuzzing.goals import (
+    AFTER,
+    AT,
+    BEFORE,
+    EPISODE,
+    SAME_MS,
+    SETTLED,
+    STEP_MS,
+    WRITTEN_OFF,
+    Way,
+    catalogue,
+    realize,
+    retell,
+)
 from gapstate.run.replayer import machine_for
 from gapstate.table.load import parse_spec
-from gapstate.fuzzing.goals import (
-    AFTER, AT, BEFORE, EPISODE, SAME_MS, SETTLED, STEP_MS, WRITTEN_OFF, Way, catalogue, realize, retell,
-)
 
 from .support import variant
 

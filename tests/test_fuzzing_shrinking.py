@@ -8,12 +8,12 @@ import re
 import pytest
 
 import gapstate
-from gapstate.proof.traces import concretize
 from gapstate.fuzzing.fuzzer import fuzz as run_fuzz
 from gapstate.fuzzing.shrinking import minimize
+from gapstate.proof.traces import concretize
 
-from .support import variant
 from .fuzzing import DEEP, database, fuzz, replay_document, write  # noqa: F401  (database: an autouse fixture)
+from .support import variant
 
 
 def test_the_shrunk_trace_keeps_no_event_the_failure_does_not_need(tmp_path):

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import gapstate
-from gapstate.run.replayer import Session, machine_for
 from gapstate.fuzzing.goals import AFTER, AT, AT_DUP, BEFORE, EPISODE, SETTLED, Way
 from gapstate.fuzzing.guide import guide_for
 from gapstate.fuzzing.walk import Walk
+from gapstate.run.replayer import Session, machine_for
 
 SPEC = gapstate.load_spec()
 MACHINE = machine_for(SPEC)

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from .support import git, ROOT, SPEC_TEXT, run, variant
+from .support import ROOT, SPEC_TEXT, git, run, variant
 
 PRE_COMMIT = shutil.which("pre-commit") or shutil.which("pre-commit", path=os.path.dirname(sys.executable))
 needs_pre_commit = pytest.mark.skipif(

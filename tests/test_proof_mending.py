@@ -10,8 +10,8 @@ COMMIT = "SENDING | send_ok | !late_loss | REQUESTED | commit_request"
 
 
 def _walker(text):
-    from gapstate.proof.mending import Walker
     from gapstate.proof.explore import explore
+    from gapstate.proof.mending import Walker
     from gapstate.run.machine import Machine
     from gapstate.table.load import parse_spec
 

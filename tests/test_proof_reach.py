@@ -98,8 +98,8 @@ def test_a_table_whose_seed_state_no_row_enters_still_replays():
 
 
 def test_a_row_taken_by_an_earlier_one_says_which():
-    from gapstate.proof.reach import why_unreachable
     from gapstate.proof.explore import explore
+    from gapstate.proof.reach import why_unreachable
     from gapstate.run.machine import Machine
     from gapstate.table.load import parse_spec
 

@@ -12,7 +12,7 @@ from gapstate.cli import main
 from gapstate.review.diff import diff
 from gapstate.table.load import parse_spec
 
-from .support import git, SPEC_TEXT, line_of, slow_but, variant
+from .support import SPEC_TEXT, git, line_of, slow_but, variant
 
 LINES = SPEC_TEXT.splitlines()
 FIRST = LINES.index("# state | event | guards | next | actions")

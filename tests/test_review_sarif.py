@@ -59,7 +59,7 @@ def test_check_sarif_has_one_rule_per_kind_and_one_result_per_finding():
     assert [r["id"] for r in rules] == list(KINDS)
     assert all(r["shortDescription"]["text"] and "docs/findings.md" in r["help"]["text"] for r in rules)
     assert len(run["results"]) == len(findings)
-    for result, finding in zip(run["results"], findings):
+    for result, finding in zip(run["results"], findings, strict=True):
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"] == finding["kind"]
         region = result["locations"][0]["physicalLocation"]["region"]
         assert (region["startLine"], region["startColumn"]) == (finding["line"], finding["column"])

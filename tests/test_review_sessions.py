@@ -10,11 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gapstate
+from gapstate.conformance.vectors import build
 from gapstate.review.diff import behaviour_changes
 from gapstate.review.sessions import replay_sessions
 from gapstate.table.load import parse_spec
 from gapstate.table.vocabulary import STATES
-from gapstate.conformance.vectors import build
 
 from .support import SPEC_TEXT, line_of, run, slow_but, variant
 from .test_review_diff import ROWS, with_rows

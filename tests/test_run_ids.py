@@ -30,7 +30,7 @@ def test_membership_is_what_a_set_of_the_ids_says(compact):
         if index % 2:
             held.add(id)  # without asking first, as after a known-fresh id
         else:
-            id in held
+            assert (id in held) == (id in reference)  # asked again, then added
             held.add(id)
         reference.add(id)
         assert len(held) == len(reference)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gapstate
 from gapstate.run.machine import Machine, Status, compiled
-from gapstate.table.vocabulary import Config
 from gapstate.table.load import parse_spec
+from gapstate.table.vocabulary import Config
 
 from .support import SPEC_TEXT, line_of, variant
 

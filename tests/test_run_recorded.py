@@ -60,7 +60,7 @@ def test_a_log_split_by_a_field_counts_as_the_same_sessions_in_separate_files(tm
     files = [write_jsonl(folder / f"{key}.jsonl", events) for key, events in keyed.items()]
     split = coverage(SPEC, SPEC_TEXT, [log], 1, split_by="session").to_dict()
     apart = coverage(SPEC, SPEC_TEXT, files, 1).to_dict()
-    names = {f"{log}#{key}": path for key, path in zip(keyed, files)}
+    names = {f"{log}#{key}": path for key, path in zip(keyed, files, strict=True)}
     assert renamed(split, names) == apart
 
 

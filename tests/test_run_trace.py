@@ -11,7 +11,6 @@ from gapstate.run.trace import read_trace
 
 from .support import replay, write_trace
 
-
 GOOD = '{"event": "loss_voiced", "t": 120, "id": "iv-1"}'
 
 def test_a_malformed_line_after_a_replay_error_is_still_unusable_input(tmp_path):
@@ -62,7 +61,7 @@ def small_batches(monkeypatch):
 @pytest.mark.parametrize("blank", [False, True])
 def test_lines_are_named_right_across_batches(tmp_path, small_batches, blank):
     """A replay stopped, or a line refused, deep in the trace: its line, whichever path read its batch."""
-    lines = ['{"event":"candidate_start","t":%d}' % i for i in range(40)]
+    lines = [f'{{"event":"candidate_start","t":{i}}}' for i in range(40)]
     if blank:
         lines[5:5] = ["", "   "]
     stopped = write_trace(tmp_path, *lines, '{"event":"send_ok"}', '{"event":"busy_start"}')

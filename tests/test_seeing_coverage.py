@@ -8,10 +8,10 @@ from collections import Counter
 import pytest
 
 import gapstate
-from gapstate.seeing.coverage import coverage, trace_files
 from gapstate.errors import GapstateError
 from gapstate.run.replayer import replay
 from gapstate.run.trace import read_trace
+from gapstate.seeing.coverage import coverage, trace_files
 from gapstate.seeing.witness import Ways, witness
 
 from .support import SPEC_TEXT, line_of, run

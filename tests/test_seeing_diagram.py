@@ -9,7 +9,18 @@ import subprocess
 import pytest
 
 import gapstate
-from gapstate.seeing.diagram import ALLOWED, REFUSAL, MARKER, STAY_ROW, UnclosedBlock, build, dot, mermaid, stale_blocks, update
+from gapstate.seeing.diagram import (
+    ALLOWED,
+    MARKER,
+    REFUSAL,
+    STAY_ROW,
+    UnclosedBlock,
+    build,
+    dot,
+    mermaid,
+    stale_blocks,
+    update,
+)
 
 from .support import SPEC_TEXT
 
@@ -75,7 +86,7 @@ def test_coverage_tells_fired_from_never_fired_arrows_without_colour_too():
     links = [line for line in mermaid(diagram).splitlines() if "|" in line and "state_" in line]
     edges = [line for line in dot(diagram).splitlines() if " -> " in line and "start_" not in line]
     assert len(links) == len(edges) == len(diagram.arrows)
-    for arrow, link, edge in zip(diagram.arrows, links, edges):
+    for arrow, link, edge in zip(diagram.arrows, links, edges, strict=True):
         if arrow.fired is True:
             assert " ==>|" in link and "penwidth=3" in edge and NEVER_FIRED not in link + edge
         elif arrow.fired is False:

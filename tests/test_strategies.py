@@ -12,9 +12,9 @@ from hypothesis.errors import InvalidArgument, NoSuchExample
 
 import gapstate
 import gapstate.strategies as strategies
+from gapstate.fuzzing.guide import guide_for
 from gapstate.run.replayer import machine_for
 from gapstate.strategies import any_traces, events, traces
-from gapstate.fuzzing.guide import guide_for
 
 from .support import SPEC_TEXT, line_of, variant
 
@@ -137,7 +137,7 @@ def test_the_strategy_reaches(wanted):
 def test_evidence_speech_is_drawn_before_at_and_after_the_commit():
     def offsets(tr):
         commit, out, t = None, set(), 0
-        for step, item in zip(gapstate.replay(SPEC, tr).steps, tr):
+        for step, item in zip(gapstate.replay(SPEC, tr).steps, tr, strict=True):
             t = item.get("t", t)
             if step.actions and step.actions[0] == "commit_request":
                 commit = t

@@ -8,6 +8,7 @@ from gapstate.table.parser import parse_text
 
 from .support import SPEC_TEXT, assert_findings, check_text, line_of, table, variant, without_diagram
 
+
 def test_columns_count_from_the_start_of_the_file_line_including_indentation():
     [finding] = parse_text(table("    CLEAR | busy_end | - | = | noop extra")).findings
     assert finding.column == len("    CLEAR | busy_end | - | = | noop ") + 1

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import re
-from json.decoder import scanstring
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from gapstate import errors
 from gapstate.attribution.validation import Path, Problem, format_path
@@ -21,6 +21,8 @@ from gapstate.attribution.validation import Path, Problem, format_path
 # How many problems the command shows; the rest are counted, never listed, so
 # that a report broken in a million places still answers at once.
 SHOWN = 1000
+
+_KEY = json.JSONDecoder().raw_decode  # a key's text at an offset: (the key, the offset after it)
 
 # Inside a value being stepped over, what matters: a string (whose brackets do not count) or a bracket.
 _STEP = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
@@ -71,7 +73,7 @@ def locate(text: str, paths: Iterable[Path]) -> dict[Path, int]:
         index = 0
         while text[i] != closer:
             if opener == "{":
-                key, i = scanstring(text, i + 1)
+                key, i = _KEY(text, i)
                 i = skip(i) + 1  # past ':'
                 part: Any = key
             else:

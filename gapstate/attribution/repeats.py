@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 from gapstate.attribution.conditions import (
     ARM_VERDICTS,
@@ -153,7 +154,7 @@ def tally(repeats: Sequence[Repeat], order: Sequence[str]) -> tuple[ArmCounts, .
                 verdicts=_counted((v.verdict for v in verdicts), TURN_VERDICTS),
                 unmet=_counted((condition for v in verdicts for condition in v.unmet), CONDITIONS),
             )
-            for verdicts in zip(*(arm.turns for arm in arms))
+            for verdicts in zip(*(arm.turns for arm in arms), strict=True)
         )
         counted.append(ArmCounts(name, _counted((arm.verdict for arm in arms), ARM_VERDICTS), turns))
     return tuple(counted)

@@ -15,8 +15,8 @@ import json
 import re
 from typing import Any, NamedTuple
 
-from gapstate.attribution.report import ARM_KINDS, INTERVAL_KINDS, META, STATUSES, Report, build
 from gapstate import errors
+from gapstate.attribution.report import ARM_KINDS, INTERVAL_KINDS, META, STATUSES, Report, build
 from gapstate.errors import GapstateError
 
 _TOP_FIELDS = ("answer_key", "arms", META)

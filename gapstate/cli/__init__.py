@@ -25,7 +25,9 @@ def entry() -> None:
     (`gapstate replay x --format json | true`).
 
     Once the command has answered, the process ends with `os._exit` after
-    flushing the standard streams and running the `atexit` hooks: tearing
+    flushing the standard streams and running the `atexit` hooks (through
+    CPython's private `atexit._run_exitfuncs`, the one way to run them early;
+    a test in tests/test_cli_base.py fails if it stops running them): tearing
     down the modules (networkx alone has hundreds) and freeing every object
     would cost more than some commands' own work, for memory the system
     reclaims anyway. Every file gapstate writes is closed before then.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from typing import Any
 
 import click
 
@@ -79,9 +80,9 @@ def fuzz(
         examples = 500
     seed = random.SystemRandom().randrange(2**32) if seed is None else seed
     store = Path(os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY", ".hypothesis")) / "examples"
-    options = dict(require_coverage=require_coverage, duration=duration, database_dir=store)
+    options: dict[str, Any] = dict(require_coverage=require_coverage, duration=duration, database_dir=store)
     if sys.stderr.isatty():
-        length = examples * workers if examples is not None else int(duration * 10)
+        length = examples * workers if examples is not None else int((duration or 0) * 10)  # one of the two is given
         label = "fuzzing" if examples is not None else f"fuzzing for {duration:g} s"
         with click.progressbar(length=length, label=label, file=sys.stderr, show_pos=examples is not None) as bar:
             started = time.monotonic()

@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from gapstate.cli.base import main, reports_errors
-from gapstate.cli.config import is_utf8, inside_tree, repository_top, settings_target, shown_path, tables_below
+from gapstate.cli.config import inside_tree, is_utf8, repository_top, settings_target, shown_path, tables_below
 from gapstate.cli.output import say, summarize
 from gapstate.errors import GapstateError
 

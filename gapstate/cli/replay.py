@@ -56,9 +56,9 @@ def replay(trace_path: str, spec_path: str | None, fmt: str, summary: bool) -> i
     import os
 
     from gapstate.cli.render.replay import replay_step_line, replay_tail, step_json
+    from gapstate.files.source import STDIN, label
     from gapstate.run.replayer import replay as run
     from gapstate.run.trace import read_trace
-    from gapstate.files.source import STDIN, label
 
     spec = spec_for(spec_path)
     caps = spec.table.cap_limits() if spec.table else {}
@@ -101,9 +101,9 @@ def _spooled(spec: Any, trace_path: str, fmt: str, caps: dict[str, int], render:
     """
     import tempfile
 
+    from gapstate.files.source import label
     from gapstate.run.replayer import replay as run
     from gapstate.run.trace import read_trace
-    from gapstate.files.source import label
 
     with tempfile.SpooledTemporaryFile(max_size=8 << 20, mode="w+", encoding="utf-8") as spool:
         separator = ",\n" if fmt == "json" else "\n"

@@ -53,9 +53,9 @@ def diff(paths: tuple[str, ...], revision: str | None, traces: tuple[str, ...], 
     from pathlib import Path
 
     from gapstate.cli.render.review import diff_lines, diff_summary
+    from gapstate.files.source import read_revision, split_range
     from gapstate.review.diff import diff as compare
     from gapstate.table.load import load_spec, parse_spec
-    from gapstate.files.source import read_revision, split_range
 
     wanted = 1 if revision is not None else 2
     if revision is not None and not paths:

@@ -12,10 +12,10 @@ from gapstate.cli.base import (
     JOBS,
     SPEC,
     SPLIT_BY,
+    choose_spec,
     format_option,
     jobs_default,
     main,
-    choose_spec,
     read_spec_bytes,
     reports_errors,
     spec_for,
@@ -92,7 +92,7 @@ def _fired(spec: Any, paths: tuple[str, ...], jobs: int, label: str, split_by: s
     from gapstate.seeing.coverage import trace_files
 
     files = list(trace_files(paths))
-    options = {"split_by": split_by, "keep_going": keep_going}
+    options: dict[str, Any] = {"split_by": split_by, "keep_going": keep_going}
     if sys.stderr.isatty() and len(files) > 1:
         with click.progressbar(length=len(files), label=label, file=sys.stderr) as bar:
             return run(spec, spec.text, files, jobs, progress=lambda: bar.update(1), **options)
@@ -208,9 +208,9 @@ def update_diagram(path: str, drawn: str, read: bytes) -> bool:
     """
     import codecs
 
-    from gapstate.seeing.diagram import UnclosedBlock, update
     from gapstate.files.source import read_bytes
     from gapstate.files.writer import write_atomically
+    from gapstate.seeing.diagram import UnclosedBlock, update
 
     data = read_bytes(path)
     if data != read:

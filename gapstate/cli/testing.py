@@ -43,9 +43,9 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> int:
 
     from gapstate.cli.render import to_json, trace_lines
     from gapstate.cli.render.replay import replay_json
-    from gapstate.files.writer import write_folder
     from gapstate.conformance.suite_folder import MANIFEST, is_suite
     from gapstate.conformance.vectors import build
+    from gapstate.files.writer import write_folder
 
     spec, data = read_spec_bytes(choose_spec(spec_path))
     suite = build(spec)
@@ -96,9 +96,9 @@ def conform(spec_path: str | None, fmt: str, vectors_dir: str | None, replay_pat
     answer within --timeout) or the spec, vectors or trace cannot be used.
     """
     from gapstate.cli.render import to_json, trace_lines
-    from gapstate.conformance.report import conform_summary, conform_text
     from gapstate.conformance.conform import conform as run
     from gapstate.conformance.protocol import Child
+    from gapstate.conformance.report import conform_summary, conform_text
     from gapstate.conformance.suite_folder import load as load_vectors
     from gapstate.conformance.suite_folder import load_trace
     from gapstate.conformance.vectors import builtin

@@ -64,8 +64,12 @@ class Child:
             raise Untestable(f"cannot start the implementation: {reason}", file=self.command[0]) from None
         if self._reaper is not None:
             self._reaper.root = self.process.pid
+        # Three pipes, as asked for above (Popen's type allows None for each).
+        stdin, stdout, stderr = self.process.stdin, self.process.stdout, self.process.stderr
+        assert stdin is not None and stdout is not None and stderr is not None
+        self._stdin, self._stdout, self._stderr = stdin, stdout, stderr
         try:
-            for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
+            for pipe in (stdin, stdout, stderr):
                 os.set_blocking(pipe.fileno(), False)
             signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a stop that waited is raised here
         except BaseException:
@@ -107,7 +111,7 @@ class Child:
 
     def _write(self, data: bytes, sent: str, deadline: float) -> None:
         """Write it all; a pipe with room takes it at once, without a `select` (half the system calls of a round trip)."""
-        stdin = self.process.stdin.fileno()
+        stdin = self._stdin.fileno()
         view = memoryview(data)
         writable = True
         while view:
@@ -137,7 +141,7 @@ class Child:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             self._fail(f"no answer to {sent} within {self.timeout:g} s")
-        stdout, stderr = self.process.stdout.fileno(), self.process.stderr.fileno()
+        stdout, stderr = self._stdout.fileno(), self._stderr.fileno()
         reads = [stdout] + ([stderr] if self._err_open else [])
         readable, writable, _ = select.select(reads, write, [], remaining)
         if stderr in readable:
@@ -181,7 +185,7 @@ class Child:
         return None
 
     def _drain_stderr(self) -> None:
-        stderr = self.process.stderr.fileno()
+        stderr = self._stderr.fileno()
         end = time.monotonic() + 0.2
         while self._err_open and time.monotonic() < end:
             readable, _, _ = select.select([stderr], [], [], max(0.0, end - time.monotonic()))
@@ -197,10 +201,10 @@ class Child:
     def close(self, grace: bool = True) -> None:
         """End the child: close its stdin, let it exit by itself for a moment, then kill its process group."""
         process = self.process
-        if process.returncode is not None and process.stdin.closed:
+        if process.returncode is not None and self._stdin.closed:
             return
         try:
-            process.stdin.close()
+            self._stdin.close()
         except OSError:
             pass
         if grace:
@@ -220,8 +224,8 @@ class Child:
                 self._reaper = None
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
-        process.stdout.close()
-        process.stderr.close()
+        self._stdout.close()
+        self._stderr.close()
 
 
 def _read(fd: int) -> bytes | None:

@@ -15,13 +15,15 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from collections.abc import Callable
 
 _SET_SUBREAPER = 36  # PR_SET_CHILD_SUBREAPER, <linux/prctl.h>
 _GET_SUBREAPER = 37  # PR_GET_CHILD_SUBREAPER
 _ROUNDS = 1000  # scans at most: each kills all it finds, so this only bounds a fork bomb racing us
 
 
-def _prctl():  # noqa: ANN202 - a ctypes function
+def _prctl() -> Callable[..., int]:
+    """prctl(2), through ctypes."""
     import ctypes
 
     return ctypes.CDLL(None, use_errno=True).prctl
@@ -66,7 +68,7 @@ class Reaper:
     descendants (those there before, and the roots of other reapers still running).
     """
 
-    def __init__(self, prctl, was: int, before: set[int], since: int):  # noqa: ANN001
+    def __init__(self, prctl: Callable[..., int], was: int, before: set[int], since: int):
         self._prctl = prctl
         self._since = since  # clock ticks since boot when we started: only younger processes can be ours
         self._was = was  # restored at the end: a test runner calling conform stays as it was

@@ -23,19 +23,21 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
-from gapstate.proof.explore import explore
+from gapstate.fuzzing.goals import REFUSED, Goal, Story, Way, catalogue, realize, retell
 from gapstate.proof.exploration import Exploration
-from gapstate.proof.traces import shortest_walk
+from gapstate.proof.explore import explore
 from gapstate.proof.reach import firings
+from gapstate.proof.traces import shortest_walk
 from gapstate.run.machine import Machine, Status
 from gapstate.run.replayer import ReplayResult, machine_for, replay
 from gapstate.run.trace import from_dicts
 from gapstate.table.load import BUNDLED_NAME, Spec
 from gapstate.table.model import Table
 from gapstate.table.vocabulary import Config
-from gapstate.fuzzing.goals import REFUSED, Goal, Story, Way, catalogue, realize, retell
+
 
 @dataclass(frozen=True)
 class Vector:
@@ -56,7 +58,7 @@ class Vector:
     def pairs(self) -> tuple[tuple[int, int], ...]:
         """The pairs of rows the trace fires one right after the other, each once, in order."""
         rows = [step.row for step in self.result.steps or ()]
-        return tuple(sorted(set(zip(rows, rows[1:]))))
+        return tuple(sorted(set(pairwise(rows))))
 
     @property
     def refusal(self) -> dict[str, Any] | None:
@@ -115,8 +117,8 @@ class Suite:
         """
         import os
 
-        kept = folder is None or self.spec in ("<stdin>", BUNDLED_NAME)  # names, not paths
-        path = self.spec if kept else os.path.relpath(os.path.abspath(self.spec), os.path.abspath(folder))
+        named = self.spec in ("<stdin>", BUNDLED_NAME)  # names, not paths
+        path = self.spec if folder is None or named else os.path.relpath(os.path.abspath(self.spec), os.path.abspath(folder))
         where: dict[str, list[str]] = {}
         for vector in self.vectors:
             for name in vector.goals:
@@ -283,7 +285,7 @@ class _Planner:
 
     def tours(self) -> list[tuple[list[Way], list[tuple[Goal, int]]]]:
         """The plans: each a list of steps and the goals it takes, with the index of their first step."""
-        plans = []
+        plans: list[tuple[list[Way], list[tuple[Goal, int]]]] = []
         while True:
             tour = _Tour(self)
             while (found := self.walk(tour.node, self.open_goal, False)) is not None:
@@ -333,6 +335,7 @@ class _Tour:
                 if outcome.row is not None:
                     planner.met.add(f"refuse:{outcome.row.line}")
                 break
+            assert outcome.row is not None, "a step taken names its row"
             row = outcome.row.line
             if self.last is not None:
                 planner.met.add(f"pair:{self.last}>{row}")

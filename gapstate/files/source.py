@@ -178,7 +178,7 @@ def long_number(text: str) -> int | None:
     import re
 
     digits = sys.get_int_max_str_digits()
-    found = re.search(r"(?<![0-9])[0-9]{%d}" % (digits + 1), text) if digits else None  # each run tried once
+    found = re.search(rf"(?<![0-9])[0-9]{{{digits + 1}}}", text) if digits else None  # each run tried once
     return found.start() if found else None
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import Enum
 from typing import Any
 
@@ -64,7 +65,7 @@ class UnknownName(Finding):
         return {"role": self.role, "name": self.name, "hint": hint, "advice": _advice(self.suggestion, self.known)}
 
 
-def _advice(suggestion: str | None, known: tuple[str, ...]) -> str:
+def _advice(suggestion: str | None, known: Iterable[str]) -> str:
     """What an unknown name should have been: the close one, or else all of them."""
     return f"; did you mean '{suggestion}'?" if suggestion else f"; expected one of: {', '.join(known)}"
 

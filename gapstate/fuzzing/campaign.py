@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+from gapstate.fuzzing.fuzzer import FuzzResult, fuzz
 from gapstate.run.replayer import machine_for
 from gapstate.table.load import Spec
-from gapstate.fuzzing.fuzzer import FuzzResult, fuzz
 
 
 def campaign(

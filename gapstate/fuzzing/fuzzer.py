@@ -18,23 +18,24 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import seed as with_seed
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.errors import Unsatisfiable
 from hypothesis.reporting import with_reporter
 
 from gapstate import __version__
+from gapstate.fuzzing.seeded import seeded
+from gapstate.fuzzing.shrinking import failing_row, minimize
 from gapstate.results import Result
 from gapstate.run.replayer import ReplayError, machine_for, replay
-from gapstate.table.load import Spec
-from gapstate.strategies import traces
 from gapstate.run.trace import from_dicts
-from gapstate.fuzzing.shrinking import failing_row, minimize
+from gapstate.strategies import traces
+from gapstate.table.load import Spec
 
 
 @dataclass(frozen=True)
@@ -213,8 +214,8 @@ def fuzz(
     heads for rows only (what `bench/fuzz_depth.py goals` compares with);
     the goals met are read and reported either way.
     """
-    from gapstate.proof.paths import roadmap
     from gapstate.fuzzing.goal_coverage import fuzz_goals, met
+    from gapstate.proof.paths import roadmap
 
     machine = machine_for(spec)
     reachable = roadmap(machine).rows
@@ -223,6 +224,7 @@ def fuzz(
     tally = _Tally()
     fired: Counter[int] = Counter()
     started = time.monotonic()
+    parts: list[tuple[int | None, float | None]]  # (traces, deadline) of each part
     if examples is None:
         assert duration is not None
         parts = [(None, started + duration * (1 - RARE_SHARE)), (None, started + duration)]
@@ -248,7 +250,7 @@ def fuzz(
             result = replay(spec, from_dicts(trace))
             tally.examples += 1
             tally.events += len(trace)
-            rows = {step.row for step in result.steps}
+            rows = {step.row for step in result.steps or ()}  # kept: replay keeps the steps unless told not to
             tally.met |= met(meetable.goals, result)
             fired.update(rows)
             if tally.complete_after is None and wanted.issubset(fired):
@@ -263,11 +265,7 @@ def fuzz(
                 tally.found = (tuple(trace[: error.index + 1]), error)
                 raise _Broken(error.message)
 
-        run = with_seed(seed)(replays_without_failing)
-        # @seed turns the database off (a seed is meant to reproduce a run on
-        # its own); gapstate wants both: the seed for a reproducible run, the
-        # database so that a failure found once is replayed first next time.
-        run._hypothesis_internal_use_settings = settings(run._hypothesis_internal_use_settings, database=store)
+        run = seeded(replays_without_failing, seed, store)  # reproducible, and a failure found once is replayed first
         with with_reporter(lambda message: None):
             try:
                 run()

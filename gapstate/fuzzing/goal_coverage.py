@@ -21,14 +21,28 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any, NamedTuple
 
-from gapstate.run.replayer import ReplayResult
-from gapstate.run.machine import Machine
-from gapstate.table.vocabulary import ENDINGS, WRITE_OFFS, Config
 from gapstate.fuzzing.goals import (
-    AFTER, AT, AT_DUP, BEFORE, EPISODE, REFUSED, SAME_MS, SETTLED, WRITTEN_OFF, Goal, Story, Way, catalogue, retell,
+    AFTER,
+    AT,
+    AT_DUP,
+    BEFORE,
+    EPISODE,
+    REFUSED,
+    SAME_MS,
+    SETTLED,
+    WRITTEN_OFF,
+    Goal,
+    Story,
+    Way,
+    catalogue,
+    retell,
 )
+from gapstate.run.machine import Machine
+from gapstate.run.replayer import ReplayResult
+from gapstate.table.vocabulary import ENDINGS, WRITE_OFFS, Config
 
 
 class Reading(NamedTuple):
@@ -90,7 +104,7 @@ def _fits(way: Way, reading: Reading) -> bool:
 def met(goals: Iterable[Goal], result: ReplayResult) -> set[str]:
     """The names of the goals, and the `pair:A>B` names, that the replay shows."""
     steps = readings(result)
-    found = {f"pair:{a.row}>{b.row}" for a, b in zip(steps, steps[1:]) if a.clean and b.clean}
+    found = {f"pair:{a.row}>{b.row}" for a, b in pairwise(steps) if a.clean and b.clean}
     by_event: dict[str, list[Goal]] = {}
     for goal in goals:
         by_event.setdefault(goal.steps[0].event, []).append(goal)
@@ -136,7 +150,7 @@ class Goals:
 def possible_pairs(exploration: Any) -> set[tuple[int, int]]:
     """Every two rows that can fire one right after the other, along steps that break no rule."""
     steps = {config: exploration.clean_steps(config) for config in exploration.configs()}  # each stepped once
-    out = set()
+    out: set[tuple[int, int]] = set()
     for firsts in list(steps.values()):
         for first in firsts:
             seconds = steps.get(first.target)

@@ -48,7 +48,7 @@ class Way(NamedTuple):
     how: str = ""
 
 
-Story = frozenset  # the kinds of interval id seen so far (KINDS)
+Story = frozenset[str]  # the kinds of interval id seen so far (KINDS)
 
 
 def retell(story: Story, way: Way, actions: tuple[str, ...]) -> Story:

@@ -20,9 +20,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from gapstate.fuzzing.goals import Goal, Story, Way, retell
 from gapstate.run.machine import Machine, Outcome, Status
 from gapstate.table.vocabulary import EVENTS, Config
-from gapstate.fuzzing.goals import Goal, Story, Way, retell
 
 
 class Send(NamedTuple):
@@ -35,7 +35,7 @@ class Send(NamedTuple):
     @property
     def hits(self) -> Any:
         """The target this hits: the row it fires, or the hole it falls into."""
-        if self.outcome.status is Status.OK:
+        if self.outcome.row is not None and self.outcome.status is Status.OK:
             return self.outcome.row.line
         return (self.outcome.config.state, self.event)
 
@@ -152,7 +152,7 @@ class Guide:
         if key in self._plans:
             return self._plans[key]
         machine = self.machine
-        found = shortest_walk((config, story), lambda node: goal.fit(machine, *node, strict=False) is not None, self._open_moves)
+        found = shortest_walk((config, story), lambda node: goal.fit(machine, node[0], node[1], strict=False) is not None, self._open_moves)
         plan = self._plans[key] = None if found is None else tuple(found[0]) + goal.steps
         return plan
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from gapstate.run.machine import Status
 from gapstate.run.replayer import ReplayError, Session, machine_for, replay
@@ -31,8 +32,8 @@ def minimize(spec: Spec, trace: tuple[dict[str, Any], ...], error: ReplayError) 
     on the draws that found it. Falls back to the trace as given if its
     canonical form does not fail alike (it always should).
     """
-    from gapstate.proof.traces import concretize
     from gapstate.proof.paths import roadmap
+    from gapstate.proof.traces import concretize
 
     machine = machine_for(spec)
     steps, before = _abstract(spec, trace)

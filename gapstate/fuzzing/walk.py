@@ -129,6 +129,7 @@ class Walk:
             self.hit.add((state, name))
             self.stopped = True
             return item
+        assert outcome.row is not None, "a step taken names its row"
         self.hit.add(outcome.row.line)
         if name == "loss_voiced":
             if repeated:

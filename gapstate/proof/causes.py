@@ -82,8 +82,8 @@ def attribute(found: list[Finding], table: Table, machine: Machine, exploration:
     followers: dict[Finding, list[Finding]] = {}
     for consequence, cause in causes.items():
         followers.setdefault(cause, []).append(consequence)
-    cut_off = {f: None for f in findings if isinstance(f, Unreachable) and f not in causes}
-    pending = {f: None for f in findings if f not in causes and (
+    cut_off: dict[Finding, None] = {f: None for f in findings if isinstance(f, Unreachable) and f not in causes}
+    pending: dict[Finding, None] = {f: None for f in findings if f not in causes and (
         isinstance(f, RuleBroken) or (isinstance(f, StaleAllowance) and f.reason is AllowanceProblem.ROW_FIRES))}
 
     def follows(finding: Finding, root: Finding) -> None:
@@ -127,7 +127,7 @@ def attribute(found: list[Finding], table: Table, machine: Machine, exploration:
                     same_row = isinstance(root, RuleBroken) and root.line == finding.line
                     if gone or same_row:
                         follows(finding, root)
-                elif finding.row not in fired:
+                elif isinstance(finding, StaleAllowance) and finding.row not in fired:
                     follows(finding, root)
     # What no one root explains, that several together do: rows cut off, allowed rows that fire.
     standing = [r for r in roots if r not in causes]
@@ -253,22 +253,20 @@ def _point_ambiguities(findings: list[Finding], table: Table) -> list[Finding]:
         widening = _widened(group)
         for finding in group:
             first, second = (rows[line] for line in finding.rows)
-
-            def likely(row: Row) -> tuple[bool, ...]:
-                other = second if row is first else first
-                return (
-                    _negation_fills(row, holes),
-                    *patterns.unlike(row, other),
-                    _was_allowed(row, dangling) and not _was_allowed(other, dangling),
-                    row.line == widening,
-                    _narrowing_mends(table, row, finding.state),
-                    row.guard_set < other.guard_set,
-                    row.line in breaking,
-                    len(row.guards) < len(other.guards),
-                    row is first,
-                )
-
-            placed[finding] = max((first, second), key=likely).line
+            placed[finding] = max(
+                ((first, second), (second, first)),
+                key=lambda pair: (
+                    _negation_fills(pair[0], holes),
+                    *patterns.unlike(*pair),
+                    _was_allowed(pair[0], dangling) and not _was_allowed(pair[1], dangling),
+                    pair[0].line == widening,
+                    _narrowing_mends(table, pair[0], finding.state),
+                    pair[0].guard_set < pair[1].guard_set,
+                    pair[0].line in breaking,
+                    len(pair[0].guards) < len(pair[1].guards),
+                    pair[0] is first,
+                ),
+            )[0].line
     return [replace(f, line=placed[f]) if f in placed and placed[f] != f.line else f for f in findings]
 
 
@@ -348,7 +346,7 @@ def _narrowing_mends(table: Table, row: Row, state: str) -> bool:
             narrowed = row.guards + (Literal(guard, positive),)
             ok = True
             for values in product((False, True), repeat=len(names)):
-                valuation = dict(zip(names, values))
+                valuation = dict(zip(names, values, strict=True))
                 if not holds(row.guards, valuation):
                     continue
                 matching = sum(holds(r.guards, valuation) for r in others)

@@ -151,7 +151,7 @@ def check(spec: Spec, progress: Callable[[int, int], None] | None = None,
         try:
             exploration = explore(machine, progress, budget)
         except TooManyConfigurations as error:
-            largest = max(table.caps, key=lambda cap: cap.limit).line if table.caps else None
+            largest = max(table.caps, key=lambda cap: cap.limit or 0).line if table.caps else None
             raise error.replaced(file=spec.path, line=largest) from None
         stats["configurations"] = len(exploration)
         # Rows already reported as contradictory or ambiguous do not fire for

@@ -10,8 +10,8 @@ networkx graph (with `paths`, the only networkx imports).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Container
-from typing import Any, Iterator, NamedTuple
+from collections.abc import Callable, Container, Iterator
+from typing import Any, NamedTuple
 
 import networkx as nx
 
@@ -241,7 +241,7 @@ class Exploration:
         """
         tree, node = self._reached(config, clean)
         decode = self._packing.decode
-        edges = []
+        edges: list[Edge] = []
         while True:
             _, parent, step = tree[node]
             if step is None:

@@ -8,9 +8,10 @@ its configurations, and the classes are what let it step only a few of them.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
 from itertools import product
 from operator import mul
-from typing import Any, Iterator
+from typing import Any
 
 from gapstate.run.machine import Machine, Status
 from gapstate.table.vocabulary import ACTIONS, COUNTERS, EVENTS, Config, action
@@ -101,7 +102,8 @@ class Packing:
 
     def encode(self, config: Config) -> int:
         node = 0
-        for (name, stride, size), value in zip(self.radix, config):
+        value: Any  # a field's value: the state's name, a count or a flag
+        for (name, stride, size), value in zip(self.radix, config, strict=True):
             code = self._state_index[value] if name == "state" else int(value)
             if not 0 <= code < size:
                 raise ValueError(f"{name} = {value} is outside the explored range")
@@ -190,12 +192,13 @@ def step_classes(machine: Machine, packing: Packing, initial: int) -> tuple[dict
             classes[representative] = ()
             continue
         found: list[Step] = []
-        breaking = []
+        breaking: list[tuple[str, int, str, bool]] = []  # (rule, line, event, choice)
         for event in events:
             for choice in machine.choices(config, event):
                 outcome = machine.step_once(config, event, choice)
                 if outcome.status is not Status.OK:
                     continue
+                assert outcome.row is not None, "a step taken names its row"
                 line = outcome.row.line
                 found.append((pack(outcome.config) - representative, event, choice, line, not outcome.broken,
                               resets[line]))

@@ -10,8 +10,8 @@ from typing import Any, NamedTuple
 
 import networkx as nx
 
-from gapstate.proof.explore import explore
 from gapstate.proof.exploration import Exploration, Firing
+from gapstate.proof.explore import explore
 from gapstate.proof.reach import firings
 from gapstate.proof.totality import Hole, holes
 from gapstate.run.machine import Machine

@@ -41,7 +41,7 @@ def totality_findings(table: Table) -> list[Finding]:
                 if not matching:
                     uncovered.append(values)
                     continue
-                valuation = tuple(zip(names, values))
+                valuation = tuple(zip(names, values, strict=True))
                 for copy in (r for r in matching if original[r.line] != r.line):
                     pair = (original[copy.line], copy.line)
                     if pair not in reported:
@@ -57,7 +57,7 @@ def totality_findings(table: Table) -> list[Finding]:
             for cube in minimal_cover(uncovered):
                 example = next(v for v in uncovered if all(v[i] == b for i, b in cube))
                 literals = tuple((names[i], b) for i, b in cube)
-                findings.append(NotTotal(line, 1, state, event, tuple(zip(names, example)), literals))
+                findings.append(NotTotal(line, 1, state, event, tuple(zip(names, example, strict=True)), literals))
     return _every_state(findings, len(table.states))
 
 
@@ -104,8 +104,8 @@ def minimal_cover(valuations: list[tuple[bool, ...]]) -> list[Cube]:
         free = [i for i, b in enumerate(pattern) if b is None]
         members = []
         for bits in product((False, True), repeat=len(free)):
-            value = list(pattern)
-            for i, b in zip(free, bits):
+            value = [b is True for b in pattern]  # each free place is set below
+            for i, b in zip(free, bits, strict=True):
                 value[i] = b
             if tuple(value) not in order:
                 break

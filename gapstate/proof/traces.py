@@ -43,7 +43,7 @@ def concretize(steps: Iterable[tuple[str, bool]]) -> list[dict[str, Any]]:
 _PAYLOAD_FIELDS = {event: (payload.field, payload.reads == SEEN) for event, payload in PAYLOADS.items()}
 
 
-class Trace(Sequence):  # type: ignore[type-arg]
+class Trace(Sequence[dict[str, Any]]):
     """A shortest trace kept as a place in a breadth-first tree, its events made each time it is read.
 
     `tree` maps a node to (depth, parent node, the step from the parent,

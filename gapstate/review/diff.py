@@ -18,9 +18,9 @@ from typing import Any, NamedTuple
 
 from gapstate.results import Result
 from gapstate.run.machine import Machine, guard_names, valuations
-from gapstate.table.vocabulary import EVENTS
 from gapstate.table.load import Spec
 from gapstate.table.model import STAY, Literal, Row, Table, format_guards
+from gapstate.table.vocabulary import EVENTS
 
 Valuation = tuple[tuple[str, bool], ...]
 
@@ -61,7 +61,9 @@ class BehaviourChanged(NamedTuple):
     state: str
     event: str
     cases: tuple[Case, ...]
-    kind = "behaviour"
+    @property
+    def kind(self) -> str:
+        return "behaviour"
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "state": self.state, "event": self.event, "cases": [c.to_dict() for c in self.cases]}
@@ -87,7 +89,9 @@ class CapChanged(NamedTuple):
     new: int | None
     old_line: int | None
     new_line: int | None
-    kind = "cap"
+    @property
+    def kind(self) -> str:
+        return "cap"
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, **self._asdict()}
@@ -115,7 +119,9 @@ class ReachabilityChanged(NamedTuple):
     old_line: int
     new_line: int
     reachable: bool  # in the new table
-    kind = "reachability"
+    @property
+    def kind(self) -> str:
+        return "reachability"
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, **self._asdict()}
@@ -183,7 +189,7 @@ def behaviour_changes(old: Table, new: Table) -> list[BehaviourChanged]:
             for values, was in before.items():
                 now = after[values]
                 if _behaviour(was) != _behaviour(now):
-                    grouped.setdefault((was, now), []).append(tuple(zip(names, values)))
+                    grouped.setdefault((was, now), []).append(tuple(zip(names, values, strict=True)))
             if grouped:
                 cases = tuple(Case(tuple(vals), was, now) for (was, now), vals in grouped.items())
                 changes.append(BehaviourChanged(state, event, cases))

@@ -253,6 +253,7 @@ def _context(old_text: str, old_name: str, new_text: str, new_name: str, split_b
     from gapstate.table.load import parse_spec
 
     old, new = parse_spec(old_text, old_name), parse_spec(new_text, new_name)
+    assert old.table is not None and new.table is not None, "the tables loaded before the workers started"
     return _pair(old, new, tuple(behaviour_changes(old.table, new.table))), split_by
 
 

@@ -11,7 +11,7 @@ payload reads `AFTER` a time, as `t` does.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -44,6 +44,20 @@ class Event(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     t: Time | UnsetType = UNSET
     id: Annotated[str, msgspec.Meta(min_length=1)] | UnsetType = UNSET
     speech_start: Time | UnsetType = UNSET
+
+
+class Settled(Protocol):
+    """An `Event` that passed `settle`, as its readers see it: `t` is given or filled in.
+
+    The payload field its event needs is given too; the others are read
+    only for the event that needs them. A type for the checker: `Event`
+    says UNSET may be anywhere, and `settle` is what rules it out.
+    """
+
+    event: str
+    t: int
+    id: str
+    speech_start: int
 
 
 FIELDS: tuple[str, ...] = Event.__struct_fields__  # every field a trace line may give, `event` first
@@ -107,7 +121,7 @@ def fresh_id(n: int) -> str:
 
 def as_dict(raw: Event) -> dict[str, Any]:
     """The event as a trace line holds it: the fields it gives, in the order of FIELDS."""
-    return msgspec.to_builtins(raw)  # type: ignore[no-any-return]  # a field left UNSET is left out
+    return msgspec.to_builtins(raw)  # a field left UNSET is left out
 
 
 assert given(Event(*FIELDS[:1])) == 1 and given(Event("x", 0, "x", 0)) == len(FIELDS), "given counts every field"  # type: ignore[arg-type]

@@ -46,7 +46,8 @@ def remaining(rows: Iterator[tuple[int, Any]], batches: Iterator[tuple[Any, Any]
     """(line, data) for the rest of a batch's lines, then every later batch's."""
     yield from rows
     for _, lines in batches:
-        for after, data in enumerate(lines, start=after + 1):
+        start = after + 1
+        for after, data in enumerate(lines, start):
             yield after, data
 
 

@@ -10,15 +10,17 @@ ways and replay derives from its history. Because the result depends only on its
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from functools import lru_cache
 from itertools import product
 from typing import NamedTuple
 
 from gapstate.table import vocabulary
-from gapstate.table.rules import RULES, Rule, Transition
-from gapstate.table.vocabulary import CHOICE_OF, COMMITS, EVENTS, GUARDS, PAYLOADS, Config
 from gapstate.table.model import Row, Table
+from gapstate.table.rules import RULES, Rule, Transition
+from gapstate.table.vocabulary import CHOICE_OF, COMMITS, EVENTS, GUARDS, PAYLOADS, Config, Value
+
 
 class Status(StrEnum):
     """What became of a step. Not the `invalid` action: REFUSED is what a row with it does."""
@@ -52,7 +54,7 @@ def _after_sets(before: Config, event: str) -> Config:
     return Config._make(fields)
 
 
-class _Guards(dict):  # type: ignore[type-arg]
+class _Guards(dict[str, bool]):
     """Every guard's value at a configuration, each computed when first read.
 
     A step reads the guards its row names and those its rules look at,
@@ -72,7 +74,7 @@ class _Guards(dict):  # type: ignore[type-arg]
         return value
 
 
-class Node(dict):  # type: ignore[type-arg]
+class Node(dict[str | tuple[str, bool], "tuple[Node, Outcome]"]):
     """A configuration, and the steps replay already took from it: then a step is one lookup.
 
     Keys are an event's name, or for an event whose payload sets a guard,
@@ -90,7 +92,7 @@ class Compiled(NamedTuple):
 
     row: Row
     named: tuple[str, ...]  # the guards it names, in the order the row writes them (so a step can be grepped)
-    effects: tuple[tuple[int, bool, object], ...]  # (field index, is an addition, delta or value)
+    effects: tuple[tuple[int, bool, Value], ...]  # (field index, is an addition, delta or value)
     commits: bool
     rules: tuple[Rule, ...]  # the rules this row's event and actions could break
 
@@ -99,7 +101,7 @@ _FIELD = {name: i for i, name in enumerate(Config._fields)}
 _STATE = _FIELD["state"]
 
 
-def _pairs(values: dict[str, object]) -> tuple[tuple[int, object], ...]:
+def _pairs(values: Mapping[str, Value]) -> tuple[tuple[int, Value], ...]:
     return tuple((_FIELD[name], value) for name, value in values.items())
 
 
@@ -113,8 +115,10 @@ class Machine:
     def __init__(self, table: Table):
         self.table = table
         self.caps = table.cap_limits()
-        self.initial_state = table.initial
-        self.initial = Config(state=table.initial)
+        initial = table.initial
+        assert initial is not None, "a table with no initial state is refused when it is loaded"
+        self.initial_state = initial
+        self.initial = Config(state=initial)
         self._lookup: dict[tuple[str, str], tuple[tuple[str, ...], dict[tuple[bool, ...], Compiled]]] = {}
         compiled = {row.line: _compile(row) for row in table.rows}
         for state in table.states:
@@ -216,7 +220,7 @@ class Machine:
         return Config._make(fields)
 
     @staticmethod
-    def landing(after: Config, effects: tuple[tuple[int, bool, object], ...], state: str) -> Config:
+    def landing(after: Config, effects: tuple[tuple[int, bool, Value], ...], state: str) -> Config:
         """`after` (see `after_event`) with a row's `effects` (see `effects`) applied, in `state`."""
         fields = list(after)
         for index, add, value in effects:
@@ -225,7 +229,7 @@ class Machine:
         return Config._make(fields)
 
     @staticmethod
-    def effects(actions: tuple[str, ...]) -> tuple[tuple[int, bool, object], ...]:
+    def effects(actions: tuple[str, ...]) -> tuple[tuple[int, bool, Value], ...]:
         """What a row with these actions does to the configuration's fields, in order."""
         return _effects(actions)
 
@@ -248,9 +252,9 @@ def _compile(row: Row) -> Compiled:
 
 
 @lru_cache(maxsize=1024)
-def _effects(actions: tuple[str, ...]) -> tuple[tuple[int, bool, object], ...]:
+def _effects(actions: tuple[str, ...]) -> tuple[tuple[int, bool, Value], ...]:
     """The actions as field updates, in the order the row lists them."""
-    effects: list[tuple[int, bool, object]] = []
+    effects: list[tuple[int, bool, Value]] = []
     for name in actions:
         action = vocabulary.action(name)
         effects.extend((_FIELD[counter], True, delta) for counter, delta in action.add.items())
@@ -281,7 +285,7 @@ def valuations(
         names = guard_names(rows)
     out = []
     for values in product((False, True), repeat=len(names)):
-        valuation = dict(zip(names, values))
+        valuation = dict(zip(names, values, strict=True))
         out.append((values, [r for r in rows if all(valuation[lit.guard] == lit.positive for lit in r.guards)]))
     return names, out
 

@@ -167,7 +167,7 @@ def check_event(raw: Event, last: int, text: str) -> tuple[str, int | None] | No
 
 def file_hint(problems: list[Problem]) -> str:
     """The mistake behind the whole file, when its lines show one: an array, or pretty-printed JSON."""
-    first = problems[0].text.strip()
+    first = (problems[0].text or "").strip()
     if first.startswith("["):
         return "the file looks like a JSON array; a trace is JSON Lines, one event object a line (jq -c '.[]' FILE)"
     if first in ("{", "}", "},") or first.startswith('"'):

@@ -41,6 +41,7 @@ def step(table: Table, before: Config, event: str, choice: bool = False) -> Outc
         if guard.derive is not None:
             guards[name] = guard.derive(mid, caps)
         else:
+            assert guard.payload is not None, "a guard not derived is chosen by its event's payload"
             guards[name] = choice if guard.payload.event == event else False
     matching = [
         row for row in table.rows
@@ -58,6 +59,7 @@ def step(table: Table, before: Config, event: str, choice: bool = False) -> Outc
         after = after._replace(**{counter: getattr(after, counter) + delta for counter, delta in does.add.items()})
         after = after._replace(**does.sets)
     after = after._replace(state=row.target(mid.state))
+    assert table.initial is not None, "a table with no initial state is refused when it is loaded"
     transition = Transition(before, mid, after, event, guards, row.actions, table.initial, caps)
     broken = tuple(rule.id for rule in RULES if rule.broken(transition))  # every rule, on every step
     return Outcome(Status.OK, after, row, named, row.actions, broken, any(a in COMMITS for a in row.actions))
@@ -65,6 +67,7 @@ def step(table: Table, before: Config, event: str, choice: bool = False) -> Outc
 
 def replay(table: Table, events: Iterable[Any]) -> Iterator[tuple[Outcome, Config]]:
     """(outcome, configuration before) per event, until one is refused, falls through the table or breaks a rule."""
+    assert table.initial is not None, "a table with no initial state is refused when it is loaded"
     config = Config(state=table.initial)
     seen: set[str] = set()  # SEEN payload values given so far
     last_commit = last_unseen = None  # times: of the last commit, of the last new SEEN value
@@ -107,8 +110,13 @@ def _unicode(text: str) -> bool:
 def _event(text: str, last: int) -> dict[str, Any] | None:
     """The event a trace line holds, `t` filled in from `last`; None when the line is malformed."""
     pairs: list[tuple[str, Any]] = []
+
+    def keep(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        pairs.extend(items)
+        return dict(items)
+
     try:
-        value = json.loads(text, object_pairs_hook=lambda items: pairs.extend(items) or dict(items))
+        value = json.loads(text, object_pairs_hook=keep)
     except (ValueError, RecursionError):
         return None
     if not isinstance(value, dict) or len(pairs) != len({key for key, _ in pairs}):

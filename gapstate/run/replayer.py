@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
 
@@ -23,7 +23,7 @@ from gapstate.table.rules import RULES
 from gapstate.table.vocabulary import AFTER, CHOICE_OF, COUNTERS, PAYLOADS, SEEN, Config
 
 if TYPE_CHECKING:
-    from gapstate.run.event import Event
+    from gapstate.run.event import Event, Settled
 
 _DESCRIPTIONS = {rule.id: rule.description for rule in RULES}
 
@@ -55,7 +55,7 @@ class Step(msgspec.Struct, frozen=True, gc=False):
     before: Config
     outcome: Outcome
     line: int = 0  # the trace line of the event, as people count (the index counts from 0)
-    item: Event | None = None  # the event as read: its t, id and speech_start
+    item: Settled | None = None  # the event as read (and settled): its t, id and speech_start
     horizon: int | None = None  # for an AFTER payload: the time its value had to follow
 
     @property
@@ -158,7 +158,8 @@ _AFTER_EVENT, _AFTER_NO, _AFTER_YES = _payload(AFTER)
 assert len(PAYLOADS) == 2 and (PAYLOADS[_SEEN_EVENT].field, PAYLOADS[_AFTER_EVENT].field) == ("id", "speech_start")
 
 
-class Stop(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Stop:
     """Where `Session.run` stopped: the event (index, name), its Outcome (refused or breaking a rule), the configuration before."""
 
     index: int
@@ -237,7 +238,7 @@ class Session:
         stop = None
         index = start - 1
         make = Step
-        for index, item in enumerate(events, start):
+        for index, item in enumerate(cast("Iterable[Settled]", events), start):  # the reader settled them
             name = item.event
             move = node.get(name)  # an event whose payload sets no guard, taken from here before
             horizon = None  # for an AFTER payload: the time its value must follow
@@ -321,8 +322,14 @@ def replay(
     session = Session(machine_for(spec))
     steps: list[Step] | None = [] if keep_steps else None
     record = steps.append if steps is not None else None
-    if on_step is not None:
-        record = on_step if record is None else (lambda step, keep=record: (keep(step), on_step(step)))
+    if on_step is not None and record is not None:
+        keep, also = record, on_step
+
+        def record(step: Step) -> None:
+            keep(step)
+            also(step)
+    elif on_step is not None:
+        record = on_step
     iterator = iter(events)
     # a trace file's events say their line; a list's line is its position + 1
     positional = getattr(events, "positional", False) or not hasattr(events, "line_of")
@@ -348,6 +355,7 @@ def _refusal(index: int, event: str, line: int, config: Config, outcome: Outcome
     if outcome.status == Status.ENDED:
         return ReplayError(index, "after_session_end", f"{event} after session_end: nothing follows the end of the session", line)
     if outcome.status == Status.REFUSED:
+        assert outcome.row is not None, "a refused step names the row that marks it invalid"
         return ReplayError(
             index,
             "invalid_event",

@@ -14,13 +14,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 import msgspec
 
 from gapstate.errors import Problem
 from gapstate.files.source import MAX_LINE, label, open_lines
-from gapstate.run.event import Event, given, settle
+from gapstate.run.event import Event, Settled, given, settle
 from gapstate.run.lines import (
     BLANK,
     dict_batches,
@@ -95,6 +95,7 @@ class Events:
         handed = 0
         for batch, lines in batches:
             first = number + 1
+            decoded: list[Event] | None
             try:
                 decoded = decode_batch(batch)
             except failure:
@@ -114,22 +115,22 @@ class Events:
                 good = len(decoded) == len(lines) == object_ends(batch) and batch.count(b":") == sum(map(given, decoded))
             number += len(lines)
             if good:
+                assert decoded is not None
                 _, settled, fault = settle(decoded, last)  # the whole batch in one call
                 if fault is None:
                     last = settled
                 else:
                     good = False
             if not good:
-                decoded, numbers = self._slow(lines, first, last, batches, number)
-                if decoded:
-                    last = decoded[-1].t
+                decoded, numbers, last = self._slow(lines, first, last, batches, number)
+            assert decoded is not None
             self._start, self._first, self._numbers = handed, first, numbers
             handed += len(decoded)
             yield decoded
 
     def _slow(self, lines: Iterable[Any], first: int, last: int, batches: Iterator[tuple[Any, Any]],
-              after: int) -> tuple[list[Event], list[int]]:
-        """A line at a time: the events and their lines, or at a malformed line, every problem raised."""
+              after: int) -> tuple[list[Event], list[int], int]:
+        """A line at a time: the events, their lines and the last time, or at a malformed line, every problem raised."""
         decode, failure = self._decode, msgspec.MsgspecError
         events: list[Event] = []
         numbers: list[int] = []
@@ -141,19 +142,23 @@ class Events:
                 raw = decode(data)
             except failure:
                 self._problems(number, data, last, remaining(rows, batches, after))
-            if repeated(raw, data) is not None or settle((raw,), last)[2] is not None:
+            if repeated(raw, data) is not None:
                 self._problems(number, data, last, remaining(rows, batches, after))
-            last = raw.t
+            _, settled, fault = settle((raw,), last)
+            if fault is not None:
+                self._problems(number, data, last, remaining(rows, batches, after))
+            last = settled
             events.append(raw)
             numbers.append(number)
-        return events, numbers
+        return events, numbers, last
 
     def _problems(self, number: int, data: Any, last: int, lines: Iterator[tuple[int, Any]]) -> NoReturn:
         """Read the rest of the lines, collecting what is wrong with each, then raise."""
         decode, failure = self._decode, msgspec.MsgspecError
         problems: list[Problem] = []
         more = 0
-        for number, data in itertools.chain([(number, data)], lines):
+        from_here = itertools.chain([(number, data)], lines)
+        for number, data in from_here:
             if data is BLANK:
                 continue
             text = text_of(data)
@@ -172,7 +177,7 @@ class Events:
                 else:
                     found = repeated(raw, data) or check_event(raw, last, text)
                     if found is None:
-                        last = raw.t
+                        last = cast("Settled", raw).t  # check_event filled it in
                         continue
             if len(problems) < MAX_PROBLEMS:
                 column = found[1] if self._from_file else None

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from gapstate.results import Result
 from gapstate.errors import GapstateError
+from gapstate.results import Result
 from gapstate.run.recorded import UnusableTrace
 from gapstate.run.replayer import ReplayError
 from gapstate.table.load import Spec, parse_spec
@@ -136,7 +136,10 @@ def _count_path(context: tuple[Any, ...], path: str) -> list[TraceCount | Unusab
         if isinstance(item, UnusableTrace):
             counted.append(item)
         else:
-            stop = None if item.stop is None else StoppedTrace(item.trace, stop_error(item.stop, item.line))
+            stop = None
+            if item.stop is not None:
+                assert item.line is not None, "a session that stopped has the line it stopped at"
+                stop = StoppedTrace(item.trace, stop_error(item.stop, item.line))
             counted.append(TraceCount(item.trace, dict(item.tally), item.events, stop))
     return counted
 

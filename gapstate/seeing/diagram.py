@@ -23,8 +23,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from gapstate.findings import DiagramProblem, StaleDiagram
 from gapstate.files.source import cr_ended, text_lines
+from gapstate.findings import DiagramProblem, StaleDiagram
 from gapstate.table.blocks import is_header
 from gapstate.table.model import ANY_STATE, STAY, Row, Table
 from gapstate.table.vocabulary import INVALID
@@ -123,7 +123,7 @@ def mermaid(diagram: Diagram) -> str:
         lines.append(f'    {node[arrow.source]} {link}|"{label}"| {node[arrow.target]}')
         colour = _arrow_colour(arrow)
         if colour:
-            width = {True: ",stroke-width:4px", False: ",stroke-width:1px"}.get(arrow.fired, "")
+            width = "" if arrow.fired is None else ",stroke-width:4px" if arrow.fired else ",stroke-width:1px"
             styles.append(f"    linkStyle {index} stroke:{colour},color:{colour}{width}")
     lines.append("    style start_ fill:#24292f,stroke:#24292f")
     lines.append(f"    style {node[diagram.initial]} stroke-width:3px")

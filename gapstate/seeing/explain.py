@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from gapstate.seeing.witness import Ways, witness
+from gapstate.table.model import STAY, Row
 from gapstate.table.rules import RULES
 from gapstate.table.vocabulary import ENDINGS, EVENTS, GUARDS, WRITE_OFFS, action, field_words, guard_words
-from gapstate.table.model import STAY, Row
-from gapstate.seeing.witness import Ways, witness
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ from typing import Any
 
 from gapstate.errors import GapstateError
 from gapstate.run.machine import Machine
-from gapstate.table.vocabulary import INVALID, Config
 from gapstate.table.load import Spec
 from gapstate.table.model import Row, Table, format_guards
+from gapstate.table.vocabulary import INVALID, Config
 
 FIRES = "fires"
 REFUSED = INVALID  # the row is `invalid`: it refuses its event, and the trace ends on that refusal

@@ -22,8 +22,8 @@ from gapstate.findings import (
     ParseProblem,
     UnknownName,
 )
+from gapstate.table.model import MAX_CAP_DIGITS, STAY, Allowance, Row, Table, initial_first
 from gapstate.table.vocabulary import ACTIONS, COUNTERS, EVENTS, GUARDS, INVALID, STATES, closest, near_action
-from gapstate.table.model import MAX_CAP_DIGITS, STAY, Row, Table, initial_first
 
 BUNDLED = "gap-state.md"
 
@@ -118,7 +118,8 @@ def validate(table: Table) -> list[Finding]:
         "state": tuple(state for state in states if state in entered),
     }
     declared = _label_findings(table, findings)
-    for item in sorted((*table.rows, *table.allowances), key=lambda item: item.line):
+    items: list[Row | Allowance] = [*table.rows, *table.allowances]
+    for item in sorted(items, key=lambda item: item.line):
         for name in item.names if isinstance(item, Row) else item.spelled:
             choices = known[name.role]
             if name.text in choices:

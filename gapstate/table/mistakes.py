@@ -131,7 +131,7 @@ def syntax_problem(parser: Lark, error: UnexpectedInput, text: str) -> tuple[int
         column = len(text.rstrip()) + 1 if error.token.type == "$END" else error.column
     elif isinstance(error, UnexpectedCharacters):
         expected = sorted(error.allowed or ())
-        found = f"'{text[error.pos_in_stream]}'"
+        found = f"'{text[error.pos_in_stream or 0]}'"  # lark declares the place None, then always sets it
         column = error.column
     else:  # UnexpectedEOF: LALR reports the end as a $END token instead
         expected, found, column = [], "the end of the line", len(text.rstrip()) + 1

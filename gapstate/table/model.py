@@ -139,7 +139,7 @@ class Table(NamedTuple):
     labels: tuple[Label, ...] = ()
 
     @classmethod
-    def build(cls, header_line: int, rows: tuple[Row, ...], caps: tuple[Cap, ...], allowances: tuple[Allowance, ...], labels: tuple[Label, ...] = ()) -> "Table":
+    def build(cls, header_line: int, rows: tuple[Row, ...], caps: tuple[Cap, ...], allowances: tuple[Allowance, ...], labels: tuple[Label, ...] = ()) -> Table:
         states = initial_first(row.state for row in rows if row.state != ANY_STATE)
         return cls(header_line, rows, caps, allowances, states, labels)
 
@@ -149,7 +149,7 @@ class Table(NamedTuple):
         return INITIAL if INITIAL in self.states else None
 
     def cap_limits(self) -> dict[str, int]:
-        return {cap.counter: cap.limit for cap in self.caps}
+        return {cap.counter: cap.limit for cap in self.caps if cap.limit is not None}  # None: a bad_cap finding
 
     def rows_for(self, state: str, event: str) -> tuple[Row, ...]:
         """The rows that apply to `event` in `state` (its own and the `*` ones), in line order."""

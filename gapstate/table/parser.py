@@ -16,10 +16,19 @@ from typing import NamedTuple
 
 from lark import Lark, Token, Transformer, UnexpectedInput
 
-from gapstate.findings import Finding, ParseError, ParseProblem
-from gapstate.table.blocks import HEADER, OPEN_FENCE, Fenced, fenced, find_blocks, header_finding, is_header, misplaced_header
-from gapstate.table.mistakes import line_problem, syntax_problem
 from gapstate.files.source import text_lines
+from gapstate.findings import Finding, ParseError, ParseProblem
+from gapstate.table.blocks import (
+    HEADER,
+    OPEN_FENCE,
+    Fenced,
+    fenced,
+    find_blocks,
+    header_finding,
+    is_header,
+    misplaced_header,
+)
+from gapstate.table.mistakes import line_problem, syntax_problem
 from gapstate.table.model import MAX_CAP_DIGITS, Allowance, Cap, Label, Literal, Name, Row, Table
 
 GRAMMAR = Path(__file__).with_name("table.lark")
@@ -48,7 +57,7 @@ def _lark() -> Lark:
 def _read(parser: Lark, text: str, number: int) -> Row | Cap | Allowance | Label | None:
     """The record for one table line; raises lark's UnexpectedInput when it does not parse."""
     _here.number = number
-    return parser.parse(text)
+    return parser.parse(text)  # type: ignore[return-value]  # the embedded transformer's record, not a Tree
 
 
 _here = threading.local()  # the line `_read` is reading, per thread: the reader is shared through the cached parser
@@ -262,6 +271,7 @@ class _LineReader(Transformer):
 
     def guards(self, children: list) -> _Guards:
         if isinstance(children[0], Token):  # the lone '-'
+            assert children[0].column is not None, "the lexer places every token"
             return _Guards((), (), children[0].column)
         return _Guards(
             tuple(g.literal for g in children),

@@ -9,7 +9,8 @@ cannot break, and the guard literals that keep it by themselves.
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 from gapstate.table.vocabulary import ACTIONS, COMMITS, COUNTERS, ENDINGS, INVALID, WRITE_OFFS, Config
 

@@ -21,10 +21,13 @@ plain search, so a guard that breaks the property fails there.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
-from typing import Callable, Iterable, Mapping, NamedTuple
+from typing import Any, NamedTuple
 
-_NONE: Mapping = MappingProxyType({})
+# A `Config` field's value: the state's name, a count or a flag (the fields differ, so no one type).
+Value = Any
+_NONE: Mapping[str, Any] = MappingProxyType({})
 
 
 class Config(NamedTuple):
@@ -110,8 +113,8 @@ class EventEffect(NamedTuple):
     """
 
     meaning: str
-    sets: Mapping[str, object] = _NONE
-    then: Mapping[str, object] = _NONE
+    sets: Mapping[str, Value] = _NONE
+    then: Mapping[str, Value] = _NONE
 
 
 EVENTS: dict[str, EventEffect] = {
@@ -251,7 +254,7 @@ class Action(NamedTuple):
     """What an action does; an action with no effect is a label the replay records."""
 
     add: Mapping[str, int] = _NONE
-    sets: Mapping[str, object] = _NONE
+    sets: Mapping[str, Value] = _NONE
     commits: bool = False  # stamps the commit time, for the AFTER payloads' horizon
     ends_gap: bool = False  # names how a gap ended
     write_off: bool = False  # ends the gap without settling the debt

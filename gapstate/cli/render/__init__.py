@@ -7,10 +7,10 @@ returned and gives back a string, so the CLI only prints it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import chain
 from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
-from typing import Any, Callable
+from typing import Any
 
 from gapstate.words import nth, plural, trace_lines
 

@@ -73,9 +73,10 @@ def check_summary(outcomes: list[tuple[bool, CheckResult | GapstateError]]) -> s
     """
     from gapstate.errors import GapstateError
 
-    if len(outcomes) == 1 and not isinstance(outcomes[0][1], GapstateError):
+    if len(outcomes) == 1:
         bundled, result = outcomes[0]
-        return f"gapstate check: {check_verdict(result, bundled)}"
+        if not isinstance(result, GapstateError):
+            return f"gapstate check: {check_verdict(result, bundled)}"
     unusable = sum(isinstance(o, GapstateError) for _, o in outcomes)
     found = sum(not isinstance(o, GapstateError) and not o.ok for _, o in outcomes)
     counts = [f"{len(outcomes) - unusable - found} ok", f"{found} with findings"] + ([f"{unusable} unusable"] if unusable else [])

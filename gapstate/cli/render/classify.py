@@ -7,7 +7,7 @@ returned and gives back lines of text. Counts across repeats are written as coun
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from gapstate.cli.output import escape
@@ -25,7 +25,7 @@ def not_a_repeat(count: int, first: str) -> str:
     return f"not a repeat of {first} ({plural(count, 'difference')}):"
 
 
-def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> Iterator[str]:
+def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> Iterator[str]:
     """Columns padded to their widest cell; the last column is left ragged. Cells (names from the report) are escaped.
 
     Each row is escaped as it is yielded; the widths need every cell first,
@@ -45,7 +45,7 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> Iterator[str
 def _arm_lines(names: list[str], said: list[str]) -> Iterator[str]:
     names = [escape(name) for name in names]
     width = max(len(name) for name in names) + 1
-    for name, words in zip(names, said):
+    for name, words in zip(names, said, strict=True):
         yield f"arm {name + ':':<{width}}  {words}"
 
 

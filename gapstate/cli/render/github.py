@@ -98,7 +98,7 @@ def diff_github(result: Any) -> str:
     for change in result.changes:
         if change.kind == "behaviour":
             head, *cases = change_lines(change)
-            for case, text in zip(change.cases, cases):
+            for case, text in zip(change.cases, cases, strict=True):
                 notes.setdefault(case.new.line if case.new else None, []).append(f"{head} {text.strip()}")
         else:
             line = change.line if change.kind in ("name_added", "allowance_added") else getattr(change, "new_line", None)

@@ -39,7 +39,7 @@ def replay_step_line(step: Step, caps: dict[str, int]) -> str:
     return (
         f"{'line ' + str(step.line or step.index + 1):<10} {t:<9} {step.event:<19} "
         f"{step.before.state:<9} -> {outcome.config.state:<9}  "
-        f"row {outcome.row.line:<4} {guards:<32} {','.join(outcome.actions):<26} "
+        f"row {step.row:<4} {guards:<32} {','.join(outcome.actions):<26} "
         f"[{_counters_text(step.counters, caps)}]"
     )
 
