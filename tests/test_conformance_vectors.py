@@ -65,7 +65,7 @@ def test_evidence_in_the_vectors_speaks_before_at_and_just_after_the_commit():
     seen = set()
     for vector in vectors.build(spec).vectors:
         commit = None
-        for event, step in zip(vector.trace, vector.result.steps, strict=True):
+        for event, step in zip(vector.trace, vector.result.steps, strict=False):  # a refused vector stops early
             if step.event == "send_ok":
                 commit = event["t"]
             if step.event == "evidence_turn" and step.source == "REQUESTED" and commit is not None:
