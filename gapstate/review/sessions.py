@@ -281,8 +281,9 @@ def _replay_path(context: tuple[Pair, str | None], path: str) -> tuple[_Done, se
         read += 1
         events += item.events
         stop = item.stop
-        if stop is not None and isinstance(stop.outcome, Divergence):
-            one = _affected(pair, item.trace, stop.index, stop.event, stop.outcome)
+        outcome: object = None if stop is None else stop.outcome  # the Pair's machine stops on a Divergence
+        if stop is not None and isinstance(outcome, Divergence):
+            one = _affected(pair, item.trace, stop.index, stop.event, outcome)
             key = (one.state, one.event, one.guards)
             count, first = groups.get(key, (0, one))
             groups[key] = (count + 1, first)
