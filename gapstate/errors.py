@@ -38,13 +38,14 @@ class Problem:
 
 @dataclass(frozen=True)
 class Unusable:
-    """Why input cannot be used: the file, line and column that say why, and every problem found."""
+    """Why input cannot be used: the file, line and column that say why, every problem found, what a child wrote."""
 
     message: str
     file: str | None = None
     line: int | None = None
     column: int | None = None
     problems: tuple[Any, ...] = ()  # several at once, when the input is wrong in several places
+    output: tuple[str, ...] = ()  # lines a program gapstate ran wrote (an adapter's stderr), as written
 
     def __str__(self) -> str:
         where = [str(p) for p in (self.file, self.line, self.column) if p is not None]
@@ -55,6 +56,8 @@ class Unusable:
         out: dict[str, Any] = {"file": self.file, "line": self.line, "column": self.column, "message": self.message}
         if self.problems:
             out["problems"] = [problem.to_dict() for problem in self.problems]
+        if self.output:
+            out["output"] = list(self.output)
         return out
 
 
@@ -68,9 +71,10 @@ class GapstateError(Exception):
         line: int | None = None,
         column: int | None = None,
         problems: tuple = (),
+        output: tuple[str, ...] = (),
     ):
         super().__init__(message)
-        self.record = Unusable(message, file, line, column, tuple(problems))
+        self.record = Unusable(message, file, line, column, tuple(problems), tuple(output))
 
     @property
     def message(self) -> str:
@@ -95,11 +99,12 @@ class GapstateError(Exception):
     def replaced(self, **changes: Any) -> GapstateError:
         """The same error with some of its record's fields changed: a new exception, this one unchanged."""
         record = replace(self.record, **changes)
-        return GapstateError(record.message, record.file, record.line, record.column, record.problems)
+        return GapstateError(record.message, record.file, record.line, record.column, record.problems, record.output)
 
     def noted(self, note: str) -> GapstateError:
         """The same error, its message followed by `note`."""
         return self.replaced(message=self.record.message + note)
 
     def __str__(self) -> str:
-        return str(self.record)
+        """The record's one line, then what a child wrote, line by line (the CLI escapes each: `render.errors`)."""
+        return "\n".join([str(self.record), *(f"    {line}" for line in self.record.output)])

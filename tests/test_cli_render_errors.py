@@ -76,3 +76,17 @@ def test_a_long_line_is_cut_to_a_window_around_the_column():
 
 def test_without_a_column_there_is_no_caret():
     assert quote(4, "text", None) == ["  4 | text"]
+
+
+def test_what_a_child_wrote_follows_the_message_line_by_line_each_escaped_and_indented():
+    error = gapstate.GapstateError(
+        "the implementation exited (status 1) before answering x; the end of its stderr:", "./adapter",
+        output=("Traceback (most recent call last):", '  File "a.py", line 5', "RuntimeError: boom\x1b[31m"),
+    )
+    assert error_text(error).split("\n") == [
+        "gapstate: error: ./adapter: the implementation exited (status 1) before answering x; the end of its stderr:",
+        "    Traceback (most recent call last):",
+        '      File "a.py", line 5',
+        "    RuntimeError: boom\\x1b[31m",
+    ]
+    assert json.loads(error_json(error.record))["error"]["output"][2] == "RuntimeError: boom\x1b[31m"  # the JSON keeps it as written

@@ -92,6 +92,16 @@ def test_an_early_exit_reports_its_status_and_stderr_tail():
     assert "exited (status 4)" in text and text.endswith("END") and len(text) < 4500
 
 
+def test_an_adapters_traceback_is_kept_line_by_line():
+    command = script("import sys\nsys.stdin.readline()\nprint('{}', flush=True)\nsys.stdin.readline()\nraise RuntimeError('boom')\n")
+    with pytest.raises(Untestable) as caught:
+        with Child(command, timeout=60) as child:
+            conform(gapstate.load_spec(), child, examples=1, duration=None)
+    output = caught.value.record.output
+    assert output[0] == "Traceback (most recent call last):" and output[-1] == "RuntimeError: boom"
+    assert caught.value.message.endswith("the end of its stderr:") and "\n" not in caught.value.message
+
+
 def test_a_failure_is_sticky_and_costs_no_more_waiting():
     child = Child(script("import time\ntime.sleep(60)\n"), timeout=0.3)
     with pytest.raises(Untestable):

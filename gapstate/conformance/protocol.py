@@ -169,9 +169,9 @@ class Child:
         status = self._exit_status()
         how = f"exited ({status})" if status is not None else "closed its standard output"
         self._drain_stderr()
-        tail = self._err.decode("utf-8", "replace").strip()
-        detail = f"; the end of its stderr:\n{tail}" if tail else " (its stderr is empty)"
-        self._fail(f"the implementation {how} before answering {sent}{detail}")
+        tail = tuple(self._err.decode("utf-8", "replace").strip().splitlines())
+        detail = "; the end of its stderr:" if tail else " (its stderr is empty)"
+        self._fail(f"the implementation {how} before answering {sent}{detail}", tail)
 
     def _exit_status(self) -> str | None:
         end = time.monotonic() + min(self.timeout, _GRACE)
@@ -193,8 +193,8 @@ class Child:
                 break
             self._keep_stderr(_read(stderr))
 
-    def _fail(self, message: str) -> None:
-        self.failure = Untestable(message, file=self.command[0])
+    def _fail(self, message: str, output: tuple[str, ...] = ()) -> None:
+        self.failure = Untestable(message, file=self.command[0], output=output)
         self.close(grace=False)
         raise self.failure
 

@@ -11,11 +11,14 @@ def error_text(error: Unusable | GapstateError) -> str:
     """What stderr says about input that cannot be used: where and why, then each problem.
 
     A report's problems are named by their JSON path; a trace's malformed
-    lines are quoted with a caret under the column.
+    lines are quoted with a caret under the column; what a program gapstate
+    ran wrote (an adapter's traceback) follows line by line, each escaped
+    and indented under the message.
     """
     error = error.record if isinstance(error, GapstateError) else error
     problems = error.problems
     lines = [f"gapstate: error: {escape(error)}"]
+    lines.extend(f"    {escape(line)}" for line in error.output)
     for p in problems:
         if p.path is not None:
             lines.append(f"{escape(error.file)}:{p.line}:{p.column}: {escape(p.path)}: {escape(p.message)}")
