@@ -92,7 +92,7 @@ def conform(
     `{"state", "actions"}` (optionally `"counters"`, `"debt_owed"`) or
     `{"refused": "invalid_event" | "after_session_end"}`. The vectors (the
     built-in suite, or a folder written by `gapstate vectors`) run first,
-    then up to `examples` generated traces for at most `duration` seconds
+    then, when every vector agrees, up to `examples` generated traces for at most `duration` seconds
     (None: no time limit); the first divergence is shrunk and explained.
     `result.ok`, `result.divergence`, `result.to_dict()` (the JSON of
     `gapstate conform`), `conform_report(result)` (its text). An answer outside

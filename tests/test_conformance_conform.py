@@ -150,8 +150,17 @@ def test_each_deliberate_bug_is_found_with_a_short_trace_the_table_replays(bug):
             found.expected["counters"],
         )
     document = result.to_dict()
-    assert set(document) == {"ok", "vectors", "traces", "events", "divergence"}
+    assert set(document) == {"ok", "vectors", "traces", "shrinks", "events", "divergence"}
     assert set(document["divergence"]) == {"trace", "index", "expected", "actual", "differs", "row", "guards"}
+
+
+def test_with_examples_0_the_counts_name_the_vectors_and_the_shrink_attempts_and_no_generated_trace():
+    result = gapstate.conform(room_loop.RoomLoop(bug="dup_reopens"), examples=0, duration=None)
+    assert not result.ok and result.divergence.source != "generated"
+    assert result.traces == 0 and result.shrinks > 0 and result.vectors >= 1
+    summary = gapstate.conform_report(result).splitlines()[-1]
+    assert f"{result.vectors} vector" in summary and ", 0 generated traces, " in summary
+    assert f", {result.shrinks} shrink attempts, " in summary
 
 
 def test_the_actual_answer_is_the_implementations_own():
@@ -206,7 +215,8 @@ def test_the_command_passes_the_room_loop_and_prints_one_json_document():
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     suite = vectors.build(gapstate.load_spec()).vectors
-    assert document == {"ok": True, "vectors": len(suite), "traces": 3, "events": document["events"], "divergence": None, "saved": None}
+    assert document == {"ok": True, "vectors": len(suite), "traces": 3, "shrinks": 0, "events": document["events"],
+                        "divergence": None, "saved": None}
     assert document["events"] > sum(len(vector.trace) for vector in suite)
 
 

@@ -79,7 +79,7 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> int:
 @FORMAT
 @click.option("--vectors", "vectors_dir", metavar="DIR", default=None, help="A folder written by `gapstate vectors` (default: the built-in suite).")
 @click.option("--replay", "replay_path", metavar="PATH", default=None, help="Run only this trace (one saved by --save), and no generated traces.")
-@click.option("--examples", default=200, show_default=True, type=click.IntRange(min=0), help="At most how many traces to generate after the vectors.")
+@click.option("--examples", default=200, show_default=True, type=click.IntRange(min=0), help="At most how many traces to generate once every vector agrees.")
 @click.option("--duration", default=5.0, show_default=True, type=click.FloatRange(min=0), help="At most how many seconds to generate traces for (0: no limit).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed for the generated traces.")
 @click.option("--timeout", default=5.0, show_default=True, type=click.FloatRange(min=0, min_open=True), help="Seconds to wait for each answer.")

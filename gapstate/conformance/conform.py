@@ -78,9 +78,10 @@ class ConformResult(Result):
     spec: str
     seed: int
     vectors: int  # vector traces run
-    traces: int  # generated traces run, shrinking re-runs included
-    events: int  # events sent, over every trace
+    traces: int  # generated traces run (shrinking's re-runs are not)
+    events: int  # events sent, over every trace, shrinking's included
     divergence: Divergence | None
+    shrinks: int = 0  # traces run while shrinking the divergence (Hypothesis' and gapstate's)
 
     @property
     def ok(self) -> bool:
@@ -91,6 +92,7 @@ class ConformResult(Result):
             "ok": self.ok,
             "vectors": self.vectors,
             "traces": self.traces,
+            "shrinks": self.shrinks,
             "events": self.events,
             "divergence": self.divergence.to_dict() if self.divergence else None,
         }
@@ -101,17 +103,22 @@ class ConformResult(Result):
 
 @dataclass
 class Runner:
-    """Runs traces through an implementation beside the table, counting traces and events."""
+    """Runs traces through an implementation beside the table, counting traces (found, or shrinking) and events."""
 
     machine: Machine
     implementation: Implementation
-    traces: int = 0
+    traces: int = 0  # run to find a divergence
+    shrinks: int = 0  # run once one was found, to shrink it
     events: int = 0
+    shrinking: bool = False
 
     def run(self, trace: Sequence[dict[str, Any]], source: str = "generated") -> Divergence | None:
         """Reset, then send the trace's events until the first divergence or refusal."""
         events = wire(trace)
-        self.traces += 1
+        if self.shrinking:
+            self.shrinks += 1
+        else:
+            self.traces += 1
         self.implementation.reset()  # the protocol checks its answer is an object; in process it is ignored
         session = Session(self.machine)
         for index, event in enumerate(events):
@@ -142,6 +149,7 @@ class Runner:
         differed), so the bug shown stays the bug found. Passes repeat until
         none helps; `budget` bounds the runs.
         """
+        self.shrinking = True
         best = found
         field = found.fields[0]
         improved = True
@@ -278,7 +286,7 @@ def conform(
 
 
 def _result(spec: Spec, seed: int, vectors: int, runner: Runner, found: Divergence | None) -> ConformResult:
-    return ConformResult(spec.path, seed, vectors, runner.traces - vectors, runner.events, found)
+    return ConformResult(spec.path, seed, vectors, runner.traces - vectors, runner.events, found, runner.shrinks)
 
 
 class _Diverged(Exception):
@@ -324,6 +332,7 @@ def _generated(
             progress()
         if divergence is not None:
             found.append(divergence)
+            runner.shrinking = True  # what Hypothesis runs from now on shrinks it
             raise _Diverged()
 
     with with_reporter(lambda message: None):

@@ -38,9 +38,10 @@ def conform_text(result: ConformResult, saved: str | None = None) -> str:
 
 
 def conform_summary(result: ConformResult) -> str:
-    """The summary line: the spec, the seed, how many vectors, traces and events, and whether it conforms."""
+    """The summary line: the spec, the seed, the vectors, generated traces and shrink attempts run, the events, and whether it conforms."""
     verdict = "conforms" if result.ok else "diverges"
+    shrinks = f"{plural(result.shrinks, 'shrink attempt')}, " if result.shrinks else ""
     return (
         f"gapstate conform: {escape(result.spec)}: seed {result.seed}: {plural(result.vectors, 'vector')}, "
-        f"{plural(result.traces, 'generated trace')}, {plural(result.events, 'event')}: {verdict}"
+        f"{plural(result.traces, 'generated trace')}, {shrinks}{plural(result.events, 'event')}: {verdict}"
     )
