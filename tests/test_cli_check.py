@@ -30,7 +30,8 @@ def test_check_passes_on_the_bundled_spec():
 def test_check_json_is_one_document_with_the_contract_keys():
     result = run("check", "--format", "json")
     document = json.loads(result.stdout)
-    assert {"ok", "spec", "stats", "rules", "findings"} <= set(document)
+    assert {"ok", "spec", "stats", "rules", "bounds", "findings"} <= set(document)
+    assert set(document["bounds"]) == {"sends_per_gap", "commits_per_gap", "commits_per_session", "attempts_per_episode"}
     assert set(document["stats"]) == {"states", "events", "rows", "configurations", "unreachable_allowed"}
     assert document["ok"] is True and document["findings"] == []
     # every rule, with the reachable steps it was tested on: none of the bundled table's rules on none
@@ -154,3 +155,30 @@ def test_fix_rewrites_nothing_when_the_spec_changed_after_it_was_read(tmp_path, 
     assert result.exit_code == 2 and result.exception is None or isinstance(result.exception, SystemExit), result.output
     assert "changed while gapstate was reading it; nothing was rewritten" in result.stderr
     assert spec.read_bytes() == b"\xff changed by someone else\n"
+
+
+LOOPING = SPEC_TEXT.replace("SENDING | send_failed | attempts_left,!candidate_active | DUE | keep_debt",
+                            "SENDING | send_failed | attempts_left,!candidate_active | DUE | reopen_gap")
+
+
+def test_check_bounds_prints_each_bound_in_words():
+    result = run("check", "--bounds")
+    assert result.exit_code == 0
+    assert "  commits_per_gap = 3: a gap can take at most 3 committed requests" in result.stdout.splitlines()
+    assert "bounds" not in run("check").stdout
+
+
+def test_a_retry_loop_shows_its_lasso_in_text_and_json(tmp_path):
+    spec = tmp_path / "looping.md"
+    spec.write_text(LOOPING, encoding="utf-8")
+    text = run("check", "--spec", str(spec), "--bounds")
+    assert text.exit_code == 1
+    lines = text.stdout.splitlines()
+    head = next(i for i, line in enumerate(lines) if ": retry_loop: " in line)
+    repeat = lines.index("  then these events repeat (each time round with later times and fresh interval ids):")
+    assert head < repeat and "  sends_per_gap = unbounded: a gap can take sends without bound" in lines
+    document = json.loads(run("check", "--spec", str(spec), "--format", "json").stdout)
+    (loop,) = [f for f in document["findings"] if f["kind"] == "retry_loop"]
+    shown = [json.loads(line) for line in lines[head + 3:repeat]] + [json.loads(line) for line in lines[repeat + 1:repeat + 1 + len(loop["cycle"])]]
+    assert shown == loop["trace"] + loop["cycle"]
+    assert document["bounds"]["sends_per_gap"]["value"] is None

@@ -160,14 +160,14 @@ def test_several_paths_give_one_json_document_holding_each_spec(project):
     document = json.loads(result.stdout)
     assert set(document) == {"ok", "specs"} and document["ok"] is False
     first, second, third = document["specs"]
-    assert first["ok"] is True and {"ok", "spec", "stats", "rules", "findings"} <= set(first)
+    assert first["ok"] is True and {"ok", "spec", "stats", "rules", "bounds", "findings"} <= set(first)
     assert second["ok"] is False and {f["kind"] for f in second["findings"]} == {"rule"}
     assert third == {"ok": False, "spec": str(missing), "error": {"file": str(missing), "line": None, "column": None, "message": "no such file"}}
 
 
 def test_one_path_gives_the_contract_document(project):
     document = json.loads(run("check", str(project / "tables" / "gap.md"), "--format", "json").stdout)
-    assert {"ok", "spec", "stats", "rules", "findings"} <= set(document)
+    assert {"ok", "spec", "stats", "rules", "bounds", "findings"} <= set(document)
 
 
 def test_exit_zero_reports_the_findings_and_exits_0(project):

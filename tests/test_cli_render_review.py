@@ -60,7 +60,7 @@ def test_the_summary_counts_changes_or_says_there_is_none():
     assert diff_summary(result) == "gapstate diff: <text> -> <text>: 2 changes"
     same = diff(old, old)
     assert diff_summary(dataclasses.replace(same, old="a.md")) == (
-        "gapstate diff: a.md -> <text>: no change in behaviour, caps, names, allow-list or reachability"
+        "gapstate diff: a.md -> <text>: no change in behaviour, caps, names, allow-list, reachability or bounds"
     )
 
 

@@ -40,7 +40,7 @@ def test_no_change_prints_nothing_but_the_summary_on_stderr(tables):
     old, _, _ = tables
     result = run("diff", old, old)
     assert (result.exit_code, result.stdout) == (0, "")
-    assert result.stderr.splitlines()[-1] == f"gapstate diff: {old} -> {old}: no change in behaviour, caps, names, allow-list or reachability"
+    assert result.stderr.splitlines()[-1] == f"gapstate diff: {old} -> {old}: no change in behaviour, caps, names, allow-list, reachability or bounds"
     assert run("diff", old, old, "--format", "github").stdout == ""
 
 

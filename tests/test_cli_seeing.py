@@ -140,3 +140,34 @@ def test_update_refuses_the_bundled_spec_and_standard_input(spec, tmp_path, monk
     args = ["graph", "--update"] + (["--spec", spec] if spec else [])
     result = CliRunner().invoke(main, args, input=SPEC_TEXT)
     assert result.exit_code == 2 and "--update rewrites a spec file in place" in result.output
+
+
+# witness --bound ----------------------------------------------------------------------------
+
+LOOPING = SPEC_TEXT.replace("SENDING | send_failed | attempts_left,!candidate_active | DUE | keep_debt",
+                            "SENDING | send_failed | attempts_left,!candidate_active | DUE | reopen_gap")
+
+
+def test_witness_bound_prints_a_run_that_replays_to_the_bound(tmp_path):
+    result = run("witness", "--bound", "commits_per_gap")
+    assert result.exit_code == 0
+    assert result.stderr.splitlines()[-1].endswith(
+        "commits_per_gap = 3: a gap can take at most 3 committed requests; a run of 13 events reaches it")
+    trace = tmp_path / "run.jsonl"
+    trace.write_text(result.stdout, encoding="utf-8")
+    replayed = gapstate.replay(None, [json.loads(line) for line in result.stdout.splitlines()])
+    assert replayed.ok and replayed.final.session_requests == 3
+
+
+def test_witness_bound_exits_1_with_the_loop_when_the_table_sets_no_bound(tmp_path):
+    spec = tmp_path / "looping.md"
+    spec.write_text(LOOPING, encoding="utf-8")
+    result = run("witness", "--bound", "sends_per_gap", "--spec", str(spec), "--format", "json")
+    document = json.loads(result.stdout)
+    assert result.exit_code == 1 and document["ok"] is False and document["value"] is None
+    assert document["bound"] == "sends_per_gap" and gapstate.replay(str(spec), document["trace"]).ok
+
+
+@pytest.mark.parametrize("args", [[], ["12", "--bound", "sends_per_gap"], ["--bound", "sends"]])
+def test_witness_takes_a_row_or_a_known_bound(args):
+    assert run("witness", *args).exit_code == 2

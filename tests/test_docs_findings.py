@@ -23,12 +23,25 @@ EXAMPLES = [
 
 
 def apply(diff: str) -> str:
-    removed = [line[1:] for line in diff.splitlines() if line.startswith("-")]
-    added = [line[1:] for line in diff.splitlines() if line.startswith("+")]
-    assert len(removed) == 1
+    """The bundled spec with each `-` line of the diff replaced by the `+` lines after it."""
+    hunks: list[tuple[str, list[str]]] = []
+    for line in diff.splitlines():
+        if line.startswith("-"):
+            hunks.append((line[1:], []))
+        elif line.startswith("+"):
+            assert hunks, "a diff of the page starts with the line it replaces"
+            hunks[-1][1].append(line[1:])
     lines = SPEC_TEXT.splitlines()
-    index = lines.index(removed[0])
-    return "\n".join(lines[:index] + added + lines[index + 1 :]) + "\n"
+    for removed, added in hunks:
+        index = lines.index(removed)
+        lines[index : index + 1] = added
+    return "\n".join(lines) + "\n"
+
+
+def test_apply_replaces_each_removed_line_by_the_lines_added_after_it():
+    first, second = SPEC_TEXT.splitlines()[170:172]
+    changed = apply(f"-{first}\n+one\n+two\n-{second}\n+three\n").splitlines()
+    assert changed[170:173] == ["one", "two", "three"] and len(changed) == len(SPEC_TEXT.splitlines()) + 1
 
 
 def test_every_finding_kind_has_an_example():

@@ -33,6 +33,7 @@ def test_result_reads_like_the_json_output():
         "spec": result.spec,
         "stats": result.stats,
         "rules": [{"rule": rule, "tested": steps} for rule, steps in result.tested.items()],
+        "bounds": result.progress.to_dict(),
         "findings": [],
     }
     assert result["ok"] is True

@@ -348,3 +348,20 @@ def test_git_reads_the_revision_side_from_the_repository_top_through_a_linked_fo
     linked.symlink_to(repo)
     result = CliRunner().invoke(main, ["diff", "--git", "HEAD", str(linked / "spec" / "gap-state.md")])
     assert result.exit_code == 0, result.output
+
+
+def test_a_changed_bound_is_a_change_in_every_format(tmp_path):
+    old, new = tmp_path / "old.md", tmp_path / "new.md"
+    old.write_text(SPEC_TEXT, encoding="utf-8")
+    new.write_text(SPEC_TEXT.replace("@cap session_requests 3", "@cap session_requests 4"), encoding="utf-8")
+    bounds = [c for c in diff(parse_spec(SPEC_TEXT, "old.md"), parse_spec(new.read_text(), "new.md")).changes
+              if c.kind == "bound"]
+    assert [(c.name, c.old, c.new) for c in bounds] == [
+        ("sends_per_gap", 6, 8), ("commits_per_gap", 3, 4), ("commits_per_session", 3, 4)]
+    runner = CliRunner()
+    text = runner.invoke(main, ["diff", str(old), str(new)])
+    assert text.exit_code == 1 and "bound: commits_per_gap: a gap can now take 4 committed requests, was 3" in text.stdout
+    document = json.loads(runner.invoke(main, ["diff", str(old), str(new), "--format", "json"]).stdout)
+    assert {"kind": "bound", "name": "commits_per_gap", "old": 3, "new": 4} in document["changes"]
+    github = runner.invoke(main, ["diff", str(old), str(new), "--format", "github"]).stdout
+    assert "bound: commits_per_session: a session can now take 4 committed requests, was 3" in github

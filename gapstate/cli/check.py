@@ -49,6 +49,13 @@ from gapstate.errors import GapstateError
     help="Mend what can be mended mechanically (a stale marked diagram block: redrawn in place), "
     "say what changed on stderr, then report what is left.",
 )
+@click.option(
+    "--bounds",
+    "show_bounds",
+    is_flag=True,
+    help="Also print the bounds: the most sends and committed requests one gap can take, committed "
+    "requests one session can take, attempts one episode can spend (JSON always has them).",
+)
 @reports_errors
 def check(
     paths: tuple[str, ...],
@@ -57,6 +64,7 @@ def check(
     budget: int | None,
     exit_zero: bool,
     fix: bool,
+    show_bounds: bool,
 ) -> int:
     """Prove the table total, unambiguous and reachable, and check its rules.
 
@@ -68,7 +76,7 @@ def check(
     """
     from gapstate.cli.config import max_configurations, resolve_spec_path
     from gapstate.cli.render import to_json
-    from gapstate.cli.render.check import check_summary, check_text, check_verdict
+    from gapstate.cli.render.check import bounds_text, check_summary, check_text, check_verdict
     from gapstate.cli.render.errors import error_text
 
     def explored(spec: Any) -> Any:
@@ -100,8 +108,10 @@ def check(
         result = proved(choices[0])
         if fmt == "json":
             say_json(result.streamed())  # the findings of a big table make a big document
-        elif text := check_text(result):
-            say(text)
+        else:
+            shown = [check_text(result), bounds_text(result) if show_bounds else ""]
+            if any(shown):
+                say("\n".join(filter(None, shown)))
         summarize(check_summary([(choices[0].bundled, result)]))
         return 0 if result.ok or exit_zero else 1
     # Several specs, or a CI format: each is checked and reported in turn; the
@@ -146,7 +156,8 @@ def check(
         # Several specs: each one's findings, then its verdict (the summary line then counts them).
         several = len(checked) > 1
         texts = [
-            "\n".join(filter(None, [check_text(o), check_verdict(o, c.bundled) if several else ""]))
+            "\n".join(filter(None, [check_text(o), bounds_text(o) if show_bounds else "",
+                                     check_verdict(o, c.bundled) if several else ""]))
             for c, o in checked
             if not isinstance(o, GapstateError)
         ]

@@ -32,13 +32,21 @@ def _ways(spec_path: str | None) -> Any:
     return Ways(spec_for(spec_path))  # Ways steps the spec: GapstateError when it cannot
 
 
+def _bound_names() -> list[str]:
+    from gapstate.table.bounds import BOUND_NAMES
+
+    return list(BOUND_NAMES)
+
+
 @main.command()
-@ROW
+@click.argument("address", metavar="[ROW]", required=False)
+@click.option("--bound", "bound", type=click.Choice(_bound_names()), default=None,
+              help="Instead of a row, print a run that reaches this bound (see `gapstate check --bounds`).")
 @SPEC
 @FORMAT
 @reports_errors
-def witness(address: str, spec_path: str | None, fmt: str) -> int:
-    """Print the shortest trace (JSON Lines) whose last event fires ROW.
+def witness(address: str | None, bound: str | None, spec_path: str | None, fmt: str) -> int:
+    """Print the shortest trace (JSON Lines) whose last event fires ROW, or a run that reaches a bound.
 
     ROW is a spec line or `STATE|EVENT|GUARDS` as written in the table
     (guards in any order, `-` for none; a state a `*` row covers names that
@@ -46,13 +54,29 @@ def witness(address: str, spec_path: str | None, fmt: str) -> int:
     break no rule, so `gapstate replay` of it ends on that row. Exit 1 for a
     row no reachable configuration fires (saying why) and for an `invalid`
     row (the trace then ends on the refused event); 2 for no such row.
+
+    With --bound NAME instead of ROW: a run that takes the most of that
+    bound the table allows (the most sends one gap can take, ...); exit 1
+    when the table sets it no bound (the run then goes once round a loop).
     """
     from gapstate.cli.render import to_json, trace_lines
-    from gapstate.cli.render.seeing import witness_summary
+    from gapstate.cli.render.seeing import bound_summary, witness_summary
     from gapstate.seeing.witness import locate
     from gapstate.seeing.witness import witness as find
 
+    if (address is None) == (bound is None):
+        raise click.UsageError("give a ROW or --bound NAME, not both and not neither")
     ways = _ways(spec_path)
+    if bound is not None:
+        reached = ways.bound(bound)
+        document = reached.to_dict()
+        if fmt == "json":
+            say(to_json({"ok": reached.value is not None, "bound": bound, **document}))
+        else:
+            say("\n".join(trace_lines(document["trace"])))
+        summarize(bound_summary(reached, ways.spec.path))
+        return 0 if reached.value is not None else 1
+    assert address is not None
     result = find(ways, *locate(ways.spec.table, address, ways.spec.path))
     if fmt == "json":
         say(to_json(result.to_dict()))

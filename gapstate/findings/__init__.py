@@ -16,8 +16,9 @@ identity: defining the catalogue's thirteen costs about 7 ms, on the
 path of every `gapstate check`.
 
 `record` holds what every finding is (`Finding`, `Cause`); the kinds are in
-`syntax` (the text and its names), `proof` (the table's behaviour) and
-`diagram` (the marked diagram block). Import them from here.
+`syntax` (the text and its names), `proof` (the table's behaviour),
+`progress` (gaps that cannot end, loops that send) and `diagram` (the
+marked diagram block). Import them from here.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from gapstate.findings.proof import (
     TakenEarlier,
     Unreachable,
 )
+from gapstate.findings.progress import RetryLoop, StuckGap
 from gapstate.findings.record import Cause, Finding, Valuation
 from gapstate.findings.syntax import (
     BadCap,
@@ -62,9 +64,11 @@ __all__ = [
     "NotTotal",
     "ParseError",
     "ParseProblem",
+    "RetryLoop",
     "RuleBroken",
     "StaleAllowance",
     "StaleDiagram",
+    "StuckGap",
     "TakenEarlier",
     "UnknownName",
     "Unreachable",
@@ -81,6 +85,8 @@ CATALOGUE: tuple[type[Finding], ...] = (
     Unreachable,
     StaleAllowance,
     RuleBroken,
+    StuckGap,
+    RetryLoop,
     StaleDiagram,
 )
 KINDS: tuple[str, ...] = tuple(cls.kind for cls in CATALOGUE)

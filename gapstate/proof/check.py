@@ -18,6 +18,7 @@ from gapstate.findings import (
 )
 from gapstate.proof.causes import attribute
 from gapstate.proof.explore import MAX_CONFIGURATIONS, TooManyConfigurations, explore
+from gapstate.proof.progress import Progress, progress as gap_progress
 from gapstate.proof.reach import reachability
 from gapstate.proof.rules import rule_findings, tested
 from gapstate.proof.totality import totality_findings
@@ -50,6 +51,7 @@ class CheckResult(Result):
     causes: Mapping[Finding, tuple[Finding, ...]] = field(default_factory=dict)
     # rule id -> the reachable steps it was checked on, in catalogue order (empty when the proof did not run)
     tested: Mapping[str, int] = field(default_factory=dict)
+    progress: Progress | None = None  # the progress checks and the bounds; None when the proof did not run
 
     @property
     def ok(self) -> bool:
@@ -95,6 +97,7 @@ class CheckResult(Result):
             "spec": self.spec,
             "stats": dict(self.stats),
             "rules": [{"rule": rule, "tested": steps} for rule, steps in self.tested.items()],
+            "bounds": self.progress.to_dict() if self.progress is not None else {},
             "findings": (self.finding_dict(f) for f in self.findings),
         }
 
@@ -144,6 +147,7 @@ def check(spec: Spec, progress: Callable[[int, int], None] | None = None,
     findings = list(spec.findings)
     causes: dict[Finding, tuple[Finding, ...]] = {}
     checked: dict[str, int] = {}
+    found = None
     if spec.steppable:
         assert table is not None
         findings.extend(totality_findings(table))
@@ -161,6 +165,8 @@ def check(spec: Spec, progress: Callable[[int, int], None] | None = None,
         findings.extend(reach)
         stats["unreachable_allowed"] = allowed
         findings.extend(rule_findings(exploration))
+        found = gap_progress(table, exploration)
+        findings.extend(found.findings())
         checked = tested(machine, exploration)
         findings, causes = attribute(findings, table, machine, exploration)
         diagrams = diagram_findings(spec.text, table, spec.path)
@@ -169,4 +175,4 @@ def check(spec: Spec, progress: Callable[[int, int], None] | None = None,
     findings.sort(key=lambda f: f.sort_key)
     read = (len(table.rows), len(table.caps), len(table.allowances)) if table else (0, 0, 0)
     return CheckResult(spec.path, stats, tuple(findings), spec.steppable, read, tuple(text_lines(spec.text)), causes,
-                       checked)
+                       checked, found)

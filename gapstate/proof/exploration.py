@@ -158,6 +158,42 @@ class Exploration:
         for delta, event, choice, line, clean, resets in self._classes[representative]:
             yield event, choice, packing.target(node, representative, delta, resets), line, clean
 
+    def packed(self) -> Iterator[tuple[int, list[tuple[str, bool, int, int, bool]] | None]]:
+        """Every configuration as its node (a small int), breadth-first, with its steps as
+        (event, choice, target node, row line, clean), None for one past a cap (not explored
+        further): for a pass over the whole graph that would otherwise decode a `Config` for
+        every target (`proof.progress`)."""
+        packing, classes = self._packing, self._classes
+        fold, expanded, target_of = packing.fold, packing.expanded, packing.target
+        for node in self._seen:
+            if not expanded(node):
+                yield node, None
+                continue
+            representative = fold(node)
+            yield node, [(event, choice, node + delta if not resets else target_of(node, representative, delta, resets),
+                          line, clean) for delta, event, choice, line, clean, resets in classes[representative]]
+
+    def decode(self, node: int) -> Config:
+        return self._packing.decode(node)
+
+    def walk_to(self, node: int) -> tuple[list[tuple[str, bool]], int]:
+        """The (event, choice) steps of a shortest way from the initial configuration to a node, any
+        steps allowed, and how many they are; a node never reached raises networkx.NetworkXNoPath."""
+        tree = self._tree(False)
+        if node not in tree:
+            raise nx.NetworkXNoPath(f"no way to node {node}")
+        depth = tree[node][0]
+        steps: list[tuple[str, bool]] = []
+        while True:
+            _, node, step = tree[node]
+            if step is None:
+                return steps[::-1], depth
+            steps.append((step[0], step[1]))
+
+    def depths(self) -> dict[int, int]:
+        """Each node's distance from the initial one, any steps allowed."""
+        return {node: depth for node, (depth, _, _) in self._tree(False).items()}
+
     @property
     def graph(self) -> nx.DiGraph:
         if self._graph is None:

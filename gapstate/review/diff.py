@@ -127,8 +127,21 @@ class ReachabilityChanged(NamedTuple):
         return {"kind": self.kind, **self._asdict()}
 
 
-Change = BehaviourChanged | NameChanged | CapChanged | AllowanceChanged | ReachabilityChanged
-KINDS = ("behaviour", "name_added", "name_removed", "cap", "allowance_added", "allowance_removed", "reachability")
+class BoundChanged(NamedTuple):
+    """A bound of `check` (the most sends one gap can take, ...) that differs; None: no bound."""
+
+    name: str
+    old: int | None
+    new: int | None
+    kind = "bound"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, **self._asdict()}
+
+
+Change = BehaviourChanged | NameChanged | CapChanged | AllowanceChanged | ReachabilityChanged | BoundChanged
+KINDS = ("behaviour", "name_added", "name_removed", "cap", "allowance_added", "allowance_removed", "reachability",
+         "bound")
 
 
 @dataclass(frozen=True)
@@ -164,7 +177,7 @@ class DiffResult(Result):
 
 
 def diff(old: Spec, new: Spec) -> DiffResult:
-    """Every change of behaviour, names, caps, allow-list and reachability from `old` to `new`."""
+    """Every change of behaviour, names, caps, allow-list, reachability and bounds from `old` to `new`."""
     before, after = old.require_steppable("compared"), new.require_steppable("compared")
     changes: list[Change] = []
     changes.extend(behaviour_changes(before, after))
@@ -172,6 +185,7 @@ def diff(old: Spec, new: Spec) -> DiffResult:
     changes.extend(cap_changes(before, after))
     changes.extend(allowance_changes(before, after))
     changes.extend(reachability_changes(before, after))
+    changes.extend(bound_changes(before, after))
     return DiffResult(old.path, new.path, tuple(changes))
 
 
@@ -295,3 +309,19 @@ def reachability_changes(old: Table, new: Table) -> list[ReachabilityChanged]:
         if (was.line in fired_before) != now_fires:
             changes.append(ReachabilityChanged(row.state, row.event, format_guards(row.guards), was.line, row.line, now_fires))
     return changes
+
+
+def bound_changes(old: Table, new: Table) -> list[BoundChanged]:
+    """The bounds `check` computes (`table.bounds`) whose value differs between the tables.
+
+    A bound is behaviour a reviewer reads as a number ("a gap can now take 4
+    committed requests, was 3"), so a change of one is a change of behaviour
+    even where no single row says it.
+    """
+    from gapstate.proof.explore import explore
+    from gapstate.proof.progress import progress
+
+    before = progress(old, explore(Machine(old)))
+    after = progress(new, explore(Machine(new)))
+    return [BoundChanged(was.name, was.value, now.value)
+            for was, now in zip(before.bounds, after.bounds) if was.value != now.value]

@@ -10,13 +10,16 @@ words, why no reachable configuration matches it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gapstate.errors import GapstateError
 from gapstate.run.machine import Machine
 from gapstate.table.load import Spec
 from gapstate.table.model import Row, Table, format_guards
 from gapstate.table.vocabulary import INVALID, Config
+
+if TYPE_CHECKING:
+    from gapstate.proof.progress import Reached
 
 FIRES = "fires"
 REFUSED = INVALID  # the row is `invalid`: it refuses its event, and the trace ends on that refusal
@@ -114,6 +117,13 @@ class Ways:
         """The reachable steps that fire `row` (from `state` only, when given: a `*` row asked of one state)."""
         ways = self.firings.get(row.line, [])
         return ways if state is None else [way for way in ways if way.config.state == state]
+
+    def bound(self, name: str) -> Reached:
+        """The most a run of the table reaches of a bound (`table.bounds`), and a run that reaches it."""
+        from gapstate.proof.progress import progress
+
+        assert self.spec.table is not None
+        return progress(self.spec.table, self.exploration).bound(name)
 
     def allowed(self, row: Row) -> bool:
         assert self.spec.table is not None

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from gapstate.cli.output import escape
 from gapstate.cli.render import plural, trace_lines
 from gapstate.cli.render.errors import quote
+from gapstate.findings import RetryLoop
 
 if TYPE_CHECKING:
     from gapstate.errors import GapstateError
@@ -27,6 +28,9 @@ def check_text(result: CheckResult) -> str:
             lines.extend(quote(root.line, result.lines[root.line - 1], root.column))
         for event in trace_lines(root.trace):
             lines.append(f"    {event}")
+        if isinstance(root, RetryLoop):
+            lines.append("  then these events repeat (each time round with later times and fresh interval ids):")
+            lines.extend(f"    {event}" for event in trace_lines(root.cycle))
         if consequences:
             lines.append(f"  {plural(len(consequences), 'finding')} follow{'s' if len(consequences) == 1 else ''} from it:")
             lines.extend(f"    {escape(result.spec)}:{f.line}:{f.column}: {f.kind}: {escape(result.message(f))}" for f in consequences)
@@ -35,6 +39,19 @@ def check_text(result: CheckResult) -> str:
         "this table cannot break it, so its passing means nothing"
         for rule in result.untested()
     )
+    return "\n".join(lines)
+
+
+def bounds_text(result: CheckResult) -> str:
+    """The bounds of `check --bounds`, a line each: `NAME = N: what it means`; "" when the proof did not run."""
+    from gapstate.table.bounds import BOUNDS
+
+    if result.progress is None:
+        return ""
+    lines = ["bounds (`gapstate witness --bound NAME` prints a run that reaches one):"]
+    for bound in BOUNDS:
+        value = result.progress.bound(bound.name).value
+        lines.append(f"  {bound.name} = {'unbounded' if value is None else value}: {bound.says(value)}")
     return "\n".join(lines)
 
 

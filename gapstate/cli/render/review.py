@@ -49,6 +49,11 @@ def change_lines(change: Any) -> list[str]:
     if kind in ("allowance_added", "allowance_removed"):
         side = "new" if kind == "allowance_added" else "old"
         return [f"{kind}: @unreachable {change.state} | {change.event} | {change.guards} ({side} line {change.line})"]
+    if kind == "bound":
+        from gapstate.table.bounds import BOUNDS
+
+        bound = next(b for b in BOUNDS if b.name == change.name)
+        return [f"bound: {change.name}: {bound.change(change.old, change.new)}"]
     now = "now fires" if change.reachable else "no longer fires"
     return [
         f"reachability: row {change.state} | {change.event} | {change.guards} {now} "
@@ -67,7 +72,7 @@ def diff_lines(result: DiffResult) -> Iterator[str]:
 def diff_summary(result: DiffResult) -> str:
     """The summary line: the two tables and how many changes, with --traces how many sessions behave differently."""
     count = len(result.changes)
-    verdict = "no change in behaviour, caps, names, allow-list or reachability" if result.same else (
+    verdict = "no change in behaviour, caps, names, allow-list, reachability or bounds" if result.same else (
         f"{count} change{'s' if count != 1 else ''}"
     )
     if result.traces is not None:

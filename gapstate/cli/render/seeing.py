@@ -6,9 +6,10 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gapstate.cli.output import escape
-from gapstate.cli.render import nth, trace_lines
+from gapstate.cli.render import nth, plural, trace_lines
 
 if TYPE_CHECKING:
+    from gapstate.proof.progress import Reached
     from gapstate.seeing.coverage import CoverageResult
     from gapstate.seeing.explain import Explanation
     from gapstate.seeing.witness import RowWitness
@@ -27,6 +28,17 @@ def witness_summary(result: RowWitness, spec: str) -> str:
     if result.detour:
         return f"{head}: every way there breaks a rule first; this is the shortest regardless ({count} event{'s' if count != 1 else ''})"
     return f"{head}: fires at the end of a trace of {count} event{'s' if count != 1 else ''}"
+
+
+def bound_summary(reached: Reached, spec: str) -> str:
+    """The summary line of `witness --bound`: the bound in words, and the run that reaches it."""
+    from gapstate.table.bounds import BOUNDS
+
+    said = next(b for b in BOUNDS if b.name == reached.name).says(reached.value)
+    count = plural(len(reached.steps), "event")
+    if reached.value is None:
+        return f"gapstate witness: {escape(spec)}: {reached.name}: {said}; this run of {count} goes once round a loop"
+    return f"gapstate witness: {escape(spec)}: {reached.name} = {reached.value}: {said}; a run of {count} reaches it"
 
 
 # coverage -------------------------------------------------------------------
