@@ -24,6 +24,7 @@ marked diagram block). Import them from here.
 from __future__ import annotations
 
 from gapstate.findings.diagram import DiagramProblem, StaleDiagram
+from gapstate.findings.progress import RetryLoop, StuckGap
 from gapstate.findings.proof import (
     AllowanceProblem,
     Ambiguous,
@@ -37,7 +38,6 @@ from gapstate.findings.proof import (
     TakenEarlier,
     Unreachable,
 )
-from gapstate.findings.progress import RetryLoop, StuckGap
 from gapstate.findings.record import Cause, Finding, Valuation
 from gapstate.findings.syntax import (
     BadCap,

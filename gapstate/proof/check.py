@@ -18,7 +18,8 @@ from gapstate.findings import (
 )
 from gapstate.proof.causes import attribute
 from gapstate.proof.explore import MAX_CONFIGURATIONS, TooManyConfigurations, explore
-from gapstate.proof.progress import Progress, progress as gap_progress
+from gapstate.proof.progress import Progress
+from gapstate.proof.progress import progress as gap_progress
 from gapstate.proof.reach import reachability
 from gapstate.proof.rules import rule_findings, tested
 from gapstate.proof.totality import totality_findings

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import networkx as nx
 
@@ -130,8 +130,9 @@ class _GapGraph:
             elif config.state != INITIAL and steps is not None:
                 inside[node] = None
             for i, field in enumerate(counters):
-                if config[field] > self._peaks[i][0]:
-                    self._peaks[i] = (config[field], node)
+                value = cast(int, config[field])
+                if value > self._peaks[i][0]:
+                    self._peaks[i] = (value, node)
         moves: dict[tuple[int, int], Move] = {}  # the first step from one node to another
         best: dict[tuple[int, int], list[tuple[int, Move]]] = {}  # per gap bound, the step that counts most
         entries: list[tuple[int, Move, int]] = []  # steps that open a gap: (from, step, to)
@@ -189,7 +190,7 @@ class _GapGraph:
             return []
         members = self._components[self._component[start]]
         path = nx.shortest_path(self._graph.subgraph(members), start, end)
-        return [self._moves[pair][:2] for pair in zip(path, path[1:])]
+        return [self._moves[pair][:2] for pair in zip(path, path[1:], strict=False)]
 
     @staticmethod
     def _first_per_region(found: list[tuple[int, int, Move, int]]) -> list[tuple[int, int, Move, int]]:
@@ -232,11 +233,11 @@ class _GapGraph:
                         if counted[sends][0] and target != _SINK and component[source] == component[target]),
                        key=lambda f: self._order[f[1]])
         return tuple(sorted((Loop(move[2], tuple(self._way(source)), (move[:2], *self._within(target, source)))
-                             for _, source, move, target in self._first_per_region(found)), key=lambda l: l.line))
+                             for _, source, move, target in self._first_per_region(found)), key=lambda found: found.line))
 
     def bounds(self) -> tuple[Reached, ...]:
-        reached = dict(zip((bound.name for bound in _GAP_BOUNDS), self._longest()))
-        for bound, (value, node) in zip(_COUNTER_BOUNDS, self._peaks):
+        reached = dict(zip((bound.name for bound in _GAP_BOUNDS), self._longest(), strict=True))
+        for bound, (value, node) in zip(_COUNTER_BOUNDS, self._peaks, strict=True):
             reached[bound.name] = Reached(bound.name, value, tuple(self._way(node)))
         return tuple(reached[bound.name] for bound in BOUNDS)
 
@@ -270,10 +271,10 @@ class _GapGraph:
                     if amount > top[i]:
                         top[i], chosen[i] = float(amount), (node, _ENDED)
                 for target in graph.succ[node]:
-                    counted = best.get((node, target))
+                    along = best.get((node, target))
                     later = value[component[target]] if target != _SINK and component[target] != group else None
                     for i in range(width):
-                        gain = counted[i][0] if counted else 0
+                        gain = along[i][0] if along else 0
                         if later is None and target != _SINK:  # within the component
                             if not gain:
                                 continue

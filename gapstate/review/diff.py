@@ -133,7 +133,10 @@ class BoundChanged(NamedTuple):
     name: str
     old: int | None
     new: int | None
-    kind = "bound"
+
+    @property
+    def kind(self) -> str:
+        return "bound"
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, **self._asdict()}
@@ -324,4 +327,4 @@ def bound_changes(old: Table, new: Table) -> list[BoundChanged]:
     before = progress(old, explore(Machine(old)))
     after = progress(new, explore(Machine(new)))
     return [BoundChanged(was.name, was.value, now.value)
-            for was, now in zip(before.bounds, after.bounds) if was.value != now.value]
+            for was, now in zip(before.bounds, after.bounds, strict=True) if was.value != now.value]
