@@ -1,7 +1,7 @@
 """Hypothesis strategies for fuzzing the gap-state table, or an implementation of it.
 
 - `events(spec)`: single well-formed events with plausible payloads.
-- `traces(spec, max_size=..., toward=...)`: well-formed traces that walk
+- `traces(spec, max_size=..., toward=..., goals=...)`: well-formed traces that walk
   the table towards its rows along the proof's shortest ways (`guide`):
   each event is one the environment may send in the configuration reached
   so far (anything the table does not mark `invalid`), times never go back
@@ -90,7 +90,8 @@ def _targets(spec: Spec, toward: Any) -> tuple[int, ...] | None:
     return lines
 
 
-def traces(spec: Any = None, max_size: int = 60, toward: Any = None, goals: Any = None) -> st.SearchStrategy[list[dict[str, Any]]]:
+def traces(spec: Any = None, max_size: int = 60, toward: Any = None, goals: Any = None, *,
+           _goal_walks: bool = True) -> st.SearchStrategy[list[dict[str, Any]]]:
     """Traces of at most `max_size` events that walk the table, heading for its rows and boundary goals.
 
     Each event is one the environment may send in the configuration reached
@@ -101,8 +102,15 @@ def traces(spec: Any = None, max_size: int = 60, toward: Any = None, goals: Any 
     forgot (see `Walk.choose`); the others wander, never past the target
     for good. `toward` (a row's line, or several) makes walks head for
     those rows only. `goals` (True for every boundary goal a walk can meet,
-    or goal names as `gapstate vectors` lists them) makes one target in
-    four a goal, followed by its plan and realized at its boundary. Each
+    the default unless `toward` is given; goal names as `gapstate vectors`
+    lists them; False for none) makes half the walks goal walks, every
+    target a goal (followed by its plan and realized at its boundary) while
+    one's plan fits, and the other half row walks, one target in four a
+    goal: so a boundary bug, such as a repeated notice that moves the loss
+    time, is found within Hypothesis' default 100 examples, and every row
+    is still fired. (`_goal_walks=False` is for `gapstate fuzz`, which
+    steers its last fifth to the goals not met itself: every walk a row
+    walk.) Each
     trace calls `hypothesis.event()` once per row it fires. The table is
     explored on the first draw, not here, so building the strategy (at
     import of a test module) costs nothing.
@@ -110,11 +118,13 @@ def traces(spec: Any = None, max_size: int = 60, toward: Any = None, goals: Any 
     spec = resolve(spec)
     machine = machine_for(spec)
     wanted = _targets(spec, toward)
+    if goals is None:
+        goals = wanted is None  # heading for rows of one's own, or for the boundaries too
     labels = {row.line: f"row {row.line}: {row}" for row in spec.table.rows}  # what hypothesis.event() records
     # session_end ends the walk: it is sent when a walk heads for one of its
     # rows, or at the very end, never while wandering.
     moves = moves_of(tuple(name for name in _event_names(spec) if name != "session_end"))
-    return _walk(_Drawing(machine, wanted, labels, moves, max_size, goals))
+    return _walk(_Drawing(machine, wanted, labels, moves, max_size, goals, _goal_walks))
 
 
 class _Drawing:
@@ -124,16 +134,17 @@ class _Drawing:
     inside `traces`, they were read again on every call.)
     """
 
-    __slots__ = ("machine", "wanted", "labels", "moves", "max_size", "goals", "walking", "one_step")
+    __slots__ = ("machine", "wanted", "labels", "moves", "max_size", "goals", "goal_walks", "walking", "one_step")
 
     def __init__(self, machine: Any, wanted: tuple[int, ...] | None, labels: dict[int, str],
-                 moves: tuple[tuple[str, str | None], ...], max_size: int, goals: Any):
+                 moves: tuple[tuple[str, str | None], ...], max_size: int, goals: Any, goal_walks: bool):
         self.machine = machine
         self.wanted = wanted
         self.labels = labels
         self.moves = moves
         self.max_size = max_size
         self.goals = goals
+        self.goal_walks = goal_walks
         self.walking: list[Walk] = []  # the walk being drawn, for `_step` (one strategy object, built once)
         self.one_step = _step(self)
 
@@ -210,7 +221,9 @@ def _walk(draw: st.DrawFn, drawing: _Drawing) -> list[dict[str, Any]]:
     """One trace, drawn a step at a time (see `traces`)."""
     machine, wanted, walking = drawing.machine, drawing.wanted, drawing.walking
     guide = guide_for(machine)
-    walk = Walk(Session(machine), guide, guide.targets if wanted is None else wanted, _goals(machine, drawing.goals))
+    goals = _goals(machine, drawing.goals)
+    goal_walk = bool(goals) and drawing.goal_walks and draw(BOOL)  # drawn first: shrinking turns it to a row walk
+    walk = Walk(Session(machine), guide, guide.targets if wanted is None else wanted, goals, goal_walk)
     if wanted is not None and not guide.nearest(machine.initial, wanted):
         raise InvalidArgument(f"toward={wanted!r}: no such row fires on a reachable configuration")
     session = walk.session

@@ -48,7 +48,7 @@ def upto(high: int) -> st.SearchStrategy[int]:
 
 _END = 7
 _ENDS = st.integers(0, _END)  # about one target in eight is the end of the session
-_GOAL = st.integers(0, 3)  # with goals to head for, one target in four is a goal
+_GOAL = st.integers(0, 3)  # with goals to head for, a row walk makes one target in four a goal
 
 # The moves a trace can make: an event, and for an event whose payload sets a
 # guard (`vocabulary.PAYLOADS`), which way the payload points: a SEEN value
@@ -98,9 +98,10 @@ class Walk:
     """A trace being drawn: the session so far, the target it heads for, the targets and goals it has hit."""
 
     __slots__ = ("session", "guide", "pool", "kinds", "endings", "target", "hit", "stopped", "t", "fed",
-                 "goals", "plan", "story", "ids", "dup_at")
+                 "goals", "goal_walk", "plan", "story", "ids", "dup_at")
 
-    def __init__(self, session: Session, guide: Guide, pool: tuple[Any, ...], goals: tuple[Goal, ...] = ()):
+    def __init__(self, session: Session, guide: Guide, pool: tuple[Any, ...], goals: tuple[Goal, ...] = (),
+                 goal_walk: bool = False):
         self.session = session
         self.guide = guide
         self.pool = pool  # the targets this walk heads for, in table order
@@ -112,6 +113,7 @@ class Walk:
         self.t = 0  # the time of the last event
         self.fed = 0  # events so far
         self.goals = {goal.name: goal for goal in goals}  # the boundary goals it may head for, by name
+        self.goal_walk = goal_walk  # every target a goal (while one's plan fits), not one in four
         self.plan: list[Way] = []  # the rest of the way to the goal it heads for, its gadget included
         self.story = Story()  # what the goals read of the history: the kinds of id seen
         self.ids: dict[str, str] = {}  # interval id -> its kind (goals.KINDS)
@@ -145,9 +147,10 @@ class Walk:
     def choose(self, draw: st.DrawFn, unhit: bool) -> Any:
         """A target drawn by its fixed position in the pool; None if the walk can hit nothing more.
 
-        With goals to head for, one choice in four is a goal this walk has
-        not met, whose plan from here exists (the first of three tried from
-        a drawn position); its plan becomes the walk's. Otherwise the first
+        With goals to head for, one choice in four (every choice, on a goal
+        walk) is a goal this walk has not met, whose plan from here exists
+        (the first of three tried from a drawn position); its plan becomes
+        the walk's. Otherwise the first
         target at or after a drawn position that this session can still hit
         and (unless the walk is told to retarget) has not hit yet:
         GraphWalker's next unvisited edge. About one choice in eight is
@@ -160,7 +163,7 @@ class Walk:
         """
         guide, config = self.guide, self.session.config
         self.plan = []
-        if self.goals and draw(_GOAL) == 0:
+        if self.goals and (self.goal_walk or draw(_GOAL) == 0):
             names = tuple(self.goals)
             start = draw(upto(len(names) - 1))
             tried = 0
