@@ -61,17 +61,18 @@ def test_the_exploration_is_exactly_the_plain_search(caps, defect):
     oracle = plain(machine)
     exploration = explore(machine)
     assert len(exploration) == len(oracle)
-    got = {config: {(e.event, e.choice, e.target, e.row, e.clean) for e in exploration.successors(config)}
-           for config in exploration.configs()}
+    config = exploration.config
+    got = {config(node): {(*m.sent, config(m.target), m.row, not m.breaks) for m in exploration.moves(node)}
+           for node in exploration.nodes()}
     assert got == oracle
     broken = {(rule, line, source, event, choice)
               for (rule, line), sources in exploration.broken.items() for source, event, choice, _ in sources}
     expected = {(rule, line, config, event, choice) for config in oracle for event, choice, _, line, clean in oracle[config]
                 if not clean for rule in machine.step(config, event, choice).broken}
     assert broken == expected
-    graph = exploration.graph
-    assert set(graph.nodes) == set(oracle)
-    assert set(graph.edges) == {(config, target) for config in oracle for _, _, target, _, _ in oracle[config]}
+    graph = exploration.digraph()
+    assert {config(node) for node in graph.nodes} == set(oracle)
+    assert {(config(u), config(v)) for u, v in graph.edges} == {(c, target) for c in oracle for _, _, target, _, _ in oracle[c]}
     assert bool(broken) == bool(defect)
 
 

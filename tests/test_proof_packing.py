@@ -6,8 +6,8 @@ import functools
 
 import pytest
 
-from gapstate.proof.explore import explore
-from gapstate.proof.packing import Packing, step_classes
+from gapstate.proof.explore import explore, step_classes
+from gapstate.proof.packing import Packing
 from gapstate.run.machine import Machine, Status
 from gapstate.table.load import parse_spec
 from gapstate.table.vocabulary import COUNTERS
@@ -87,7 +87,7 @@ def test_a_class_s_step_leads_every_member_where_the_machine_does():
     for representative in folded[::7]:
         members = [representative, representative + 8 * 5]  # session_requests at the middle's two ends (stride 5)
         for step in classes[representative]:
-            delta, event, choice, line, _, resets = step
+            delta, (event, choice), line, _, resets = step
             landing = set(packing.class_targets(representative, step))
             for member in members:
                 outcome = m.step(packing.decode(member), event, choice)

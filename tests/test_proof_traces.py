@@ -1,8 +1,8 @@
-"""gapstate/proof/traces.py: abstract steps as a trace a person can replay, and the shortest walk to a goal."""
+"""gapstate/proof/traces.py: abstract steps as a trace a person can replay, and traces kept in a walk's tree."""
 
 from __future__ import annotations
 
-from gapstate.proof.traces import Trace, concretize, shortest_walk
+from gapstate.proof.traces import Trace, concretize
 
 
 def test_concretized_traces_use_fresh_and_repeated_ids_and_post_send_speech():
@@ -13,16 +13,10 @@ def test_concretized_traces_use_fresh_and_repeated_ids_and_post_send_speech():
     assert [e["t"] for e in trace] == sorted(e["t"] for e in trace)
 
 
-def test_the_shortest_walk_is_the_first_found_breadth_first_and_none_when_no_node_answers():
-    moves = {0: [("a", 1), ("b", 2)], 1: [("c", 3)], 2: [("d", 3), ("e", 4)], 3: [], 4: []}
-    assert shortest_walk(0, lambda node: node == 3 and "here", lambda node: moves[node]) == (["a", "c"], 3, "here")
-    assert shortest_walk(0, lambda node: node == 5, lambda node: moves[node]) is None
-
-
 def test_a_trace_kept_in_a_tree_walks_from_the_root_and_gives_fresh_events_each_read():
-    # node -> (depth, parent, step): 0 is the root; 2 is reached by loss_voiced then busy_start
-    tree = {0: (0, -1, None), 1: (1, 0, ("loss_voiced", False)), 2: (2, 1, ("busy_start", False)),
-            3: (1, 0, ("candidate_start", False))}
+    # node -> (depth, parent, move), a move's first item its stimulus: 0 is the root; 2 is reached by loss_voiced then busy_start
+    tree = {0: (0, None, None), 1: (1, 0, (("loss_voiced", False), 7)), 2: (2, 1, (("busy_start", False), 8)),
+            3: (1, 0, (("candidate_start", False), 9))}
     trace = Trace(tree, 2, ("floor_released", False))
     whole = concretize([("loss_voiced", False), ("busy_start", False), ("floor_released", False)])
     assert len(trace) == 3 and trace == whole and trace == tuple(whole) and list(trace) == whole

@@ -27,10 +27,9 @@ from itertools import pairwise
 from typing import Any
 
 from gapstate.fuzzing.goals import REFUSED, Goal, Story, Way, catalogue, realize, retell
-from gapstate.proof.exploration import Exploration
 from gapstate.proof.explore import explore
+from gapstate.proof.graph import Exploration, walk
 from gapstate.proof.reach import firings
-from gapstate.proof.traces import shortest_walk
 from gapstate.run.machine import Machine, Status
 from gapstate.run.replayer import ReplayResult, machine_for, replay
 from gapstate.run.trace import from_dicts
@@ -216,8 +215,10 @@ class _Planner:
         found = self._moves.get(config)
         if found is None:
             rows = {row.line: row for row in self.machine.table.rows}
+            explored = self.exploration
             found = self._moves[config] = [
-                (Way(s.event, s.choice), s.row, s.target, rows[s.row].actions) for s in self.exploration.clean_steps(config)
+                (Way(*move.sent), move.row, explored.config(move.target), rows[move.row].actions)
+                for move in explored.moves(explored.node(config), by_target=True) if not move.breaks
             ]
         return found
 
@@ -278,8 +279,8 @@ class _Planner:
                                        for way, _, target, actions in self.moves(node[0]) if through_end or not target.ended]
             return found
 
-        found = shortest_walk(start, goal, moves)
-        return None if found is None else (found[0], found[2])
+        found = walk((start,), moves, until=goal)
+        return None if found.found is None else (found.moves_to(found.found), found.answer)
 
     # tours ----------------------------------------------------------------------
 

@@ -148,16 +148,9 @@ class Goals:
 
 
 def possible_pairs(exploration: Any) -> set[tuple[int, int]]:
-    """Every two rows that can fire one right after the other, along steps that break no rule."""
-    steps = {config: exploration.clean_steps(config) for config in exploration.configs()}  # each stepped once
-    out: set[tuple[int, int]] = set()
-    for firsts in list(steps.values()):
-        for first in firsts:
-            seconds = steps.get(first.target)
-            if seconds is None:
-                seconds = steps[first.target] = exploration.clean_steps(first.target)
-            out.update((first.row, second.row) for second in seconds)
-    return out
+    """Every two rows that can fire one right after the other, along moves that break no rule."""
+    clean = {node: [m for m in exploration.moves(node) if not m.breaks] for node in exploration.nodes()}
+    return {(first.row, second.row) for firsts in clean.values() for first in firsts for second in clean[first.target]}
 
 
 @lru_cache(maxsize=8)

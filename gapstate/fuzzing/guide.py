@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from gapstate.fuzzing.goals import Goal, Story, Way, retell
+from gapstate.proof.graph import walk
 from gapstate.run.machine import Machine, Outcome, Status
 from gapstate.table.vocabulary import EVENTS, Config
 
@@ -53,8 +54,7 @@ class Guide:
         self._keeping: dict[tuple[Config, Any], set[tuple[str, bool]]] = {}
         self._plans: dict[tuple[Config, Story, str], tuple[Way, ...] | None] = {}
         self._open: dict[Config, tuple[tuple[Way, Config, tuple[str, ...]], ...]] = {}  # see _open_moves
-        graph = roadmap.exploration.graph
-        self._live = [c for c in graph if not c.ended and machine.within_caps(c)]  # the configurations that take events
+        self._live = [c for c in roadmap.exploration.configs() if not c.ended and machine.within_caps(c)]  # the configurations that take events
         self._events = {row.line: row.event for row in machine.table.rows}
 
     def moves(self, config: Config) -> tuple[Send, ...]:
@@ -146,14 +146,13 @@ class Guide:
         open, through configurations the proof explored. Memoised: a walk
         heading for a goal again from the same place costs one lookup.
         """
-        from gapstate.proof.traces import shortest_walk
-
         key = (config, story, goal.name)
         if key in self._plans:
             return self._plans[key]
         machine = self.machine
-        found = shortest_walk((config, story), lambda node: goal.fit(machine, node[0], node[1], strict=False) is not None, self._open_moves)
-        plan = self._plans[key] = None if found is None else tuple(found[0]) + goal.steps
+        found = walk([(config, story)], self._open_moves,
+                     until=lambda node: goal.fit(machine, node[0], node[1], strict=False) is not None)
+        plan = self._plans[key] = None if found.found is None else tuple(found.moves_to(found.found)) + goal.steps
         return plan
 
     def _open_moves(self, node: tuple[Config, Story]) -> Any:
@@ -172,15 +171,13 @@ class Guide:
 
     def meetable(self, goals: tuple[Goal, ...]) -> tuple[Goal, ...]:
         """The goals whose gadget fits somewhere a walk from the start can reach, in their order."""
-        from gapstate.proof.traces import shortest_walk
-
         machine, left = self.machine, list(goals)
 
         def fits(node: tuple[Config, Story]) -> bool:
             left[:] = [goal for goal in left if goal.fit(machine, *node, strict=False) is None]
             return not left  # every goal found: stop
 
-        shortest_walk((machine.initial, Story()), fits, self._open_moves)
+        walk([(machine.initial, Story())], self._open_moves, until=fits)
         return tuple(goal for goal in goals if goal not in left)
 
 

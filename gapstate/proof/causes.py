@@ -44,7 +44,7 @@ from gapstate.findings import (
     StaleAllowance,
     Unreachable,
 )
-from gapstate.proof.exploration import Exploration
+from gapstate.proof.graph import Exploration
 from gapstate.proof.mending import Suspect, Walker, every_step, suspect
 from gapstate.run.machine import Machine
 from gapstate.table.model import ANY_STATE, Allowance, Literal, Row, Table, holds

@@ -4,19 +4,20 @@ The environment may send any event the table does not mark `invalid` and
 picks the guards its payload sets (`vocabulary.PAYLOADS`) both ways
 wherever they can be true. The search walks integers (see `packing`);
 what it found, and what can be asked of it, is an `Exploration`
-(`exploration.py`).
+(`graph.py`).
 """
 
 from __future__ import annotations
 
-from collections import Counter, deque
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator
 
 from gapstate.errors import GapstateError
-from gapstate.proof.exploration import Exploration
-from gapstate.proof.packing import Packing, step_classes
-from gapstate.run.machine import Machine
+from gapstate.proof.graph import Exploration, Stimulus, walk
+from gapstate.proof.packing import Packing, Step
+from gapstate.run.machine import Machine, Status
 from gapstate.table.model import Table
+from gapstate.table.vocabulary import EVENTS
 
 
 class TooManyConfigurations(GapstateError):
@@ -78,10 +79,10 @@ def _explore(machine: Machine, progress: Callable[[int, int], None] | None,
     A configuration whose counters passed their caps (the `cap-exceeded`
     rule) is a node but is not expanded: that keeps the graph finite on a
     table that never stops counting. First the classes (see `Packing`, `step_classes`) are
-    explored, each stepped once: their sizes add up to how many
+    walked, each stepped once: their sizes add up to how many
     configurations the caps imply, at most, before any is visited, and
     past the budget the search stops there. Then every configuration is
-    visited, by a set insertion per edge. `progress`, when given, is called
+    walked to, by a dict insertion per edge. `progress`, when given, is called
     now and then with (done, total): how far the largest counter values
     reached are towards their caps. `budget` None explores whatever it costs.
     """
@@ -95,36 +96,84 @@ def _explore(machine: Machine, progress: Callable[[int, int], None] | None,
     counted: set[int] = set()  # representatives whose rows are in `fired`
     members: Counter[int] = Counter()  # representative -> the expanded configurations of its class reached
     breaches: dict[tuple[str, int], list[tuple[int, str, bool]]] = {}
-    seen: dict[int, None] = {initial: None}
-    queue = deque([initial])
-    pop, push = queue.popleft, queue.append
     counters = packing.caps
     total = sum(cap for _, _, cap in counters)
     done = 0
     count = 0
-    while queue:
-        source = pop()
+
+    def moves(source: int) -> list[tuple[Step, int]]:
+        nonlocal count, done
+        if not expanded(source):
+            return []
         representative = fold(source)
         members[representative] += 1
         steps = classes[representative]
         if representative not in counted:
             counted.add(representative)
-            fired.update(step[3] for step in steps)
+            fired.update(step[2] for step in steps)
         if breaks and representative in breaks:
             for rule, line, event, choice in breaks[representative]:
                 breaches.setdefault((rule, line), []).append((source, event, choice))
-        for step in steps:
-            target = source + step[0] if not step[5] else target_of(source, representative, step[0], step[5])
-            if target not in seen:
-                seen[target] = None
-                if expanded(target):
-                    push(target)
         count += 1
         if progress is not None and not count & 1023:
             done = max(done, sum(min(cap, source // stride % size) for stride, size, cap in counters))
             progress(done, total)
+        return [(step, source + step[0] if not step[4] else target_of(source, representative, step[0], step[4]))
+                for step in steps]
+
+    seen = walk((initial,), moves).tree
     if progress is not None:
         progress(total, total)
-    exploration = Exploration(packing, initial, seen, classes, frozenset(fired), breaches, breaks, members)
-    exploration.implied = implied
-    return exploration
+    return Exploration(packing, initial, seen, classes, frozenset(fired), breaches, breaks, members, implied)
+
+
+def step_classes(machine: Machine, packing: Packing, initial: int) -> tuple[dict[int, tuple[Step, ...]], dict, int]:
+    """Every class reachable from the initial node, each stepped once, and how many configurations they hold.
+
+    Returns the steps of each class (by representative), the rule-breaking
+    steps of those that break any, and the sum of the classes' sizes: an
+    upper bound of the configurations `explore` will visit (a class counts
+    whole when some member of it can be reached from a reachable class).
+    The classes are walked breadth-first (`graph.walk`), each one's moves
+    found by stepping the machine.
+    """
+    decode, pack, expanded = packing.decode, packing.pack, packing.expanded
+    resets = packing.resets
+    unfolded = not packing.folds
+    events = tuple(EVENTS)
+    stimuli = {(event, choice): Stimulus(event, choice) for event in events for choice in (False, True)}
+    classes: dict[int, tuple[Step, ...]] = {}
+    breaks: dict[int, tuple[tuple[str, int, str, bool], ...]] = {}  # representative -> (rule, line, event, choice)
+
+    def moves(representative: int) -> Iterator[tuple[Step, int]]:
+        if not expanded(representative):
+            return
+        config = decode(representative)
+        if config.ended:  # the machine answers every event after session_end with ENDED: no step to try
+            classes[representative] = ()
+            return
+        found: list[Step] = []
+        breaking: list[tuple[str, int, str, bool]] = []
+        for event in events:
+            for choice in machine.choices(config, event):
+                outcome = machine.step_once(config, event, choice)
+                if outcome.status is not Status.OK:
+                    continue
+                assert outcome.row is not None  # a step that is OK fired a row
+                line = outcome.row.line
+                found.append((pack(outcome.config) - representative, stimuli[event, choice], line, not outcome.broken,
+                              resets[line]))
+                breaking.extend((rule, line, event, choice) for rule in outcome.broken)
+        steps = classes[representative] = tuple(found)
+        if breaking:
+            breaks[representative] = tuple(breaking)
+        # with no counter folded, a class is one configuration and its steps' targets are classes
+        for step in steps:
+            if unfolded:
+                yield step, representative + step[0]
+            else:
+                for target in packing.class_targets(representative, step):
+                    yield step, target
+
+    reached = walk((packing.fold(initial),), moves).tree
+    return classes, breaks, sum(map(packing.class_size, reached))

@@ -10,21 +10,21 @@ is about (its `Suspect` steps):
   are not taken? A rule broken only past them is downstream of that root.
 
 A blocked walk is part of the explored graph, so it follows the
-exploration's own steps. An opened walk leaves it: it steps the machine, and
+exploration's own moves. An opened walk leaves it: it steps the machine, and
 stops as soon as every row it asks about has fired; a row that no
-configuration within the caps fires is settled without a walk.
+configuration within the caps fires is settled without a walk. Both are
+`graph.walk`, each with its own moves.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from itertools import product
 from math import prod
 from typing import NamedTuple
 
 from gapstate.findings import Ambiguous, Contradiction, Finding, NotTotal, RuleBroken
-from gapstate.proof.exploration import Exploration
+from gapstate.proof.graph import Exploration, walk
 from gapstate.run.machine import Machine, Status
 from gapstate.table.model import Literal, Row, Table, holds
 from gapstate.table.vocabulary import ACTIONS, COUNTERS, EVENTS, FLAGS, Config
@@ -137,30 +137,22 @@ class Walker:
             return set()
         by_row = tests_by_row(suspects)
         unmatched = [s.test for s in suspects if s.rows is None]
-        seen = {machine.initial}
-        queue = deque([machine.initial])
         # An opened step lands anywhere from the configuration its event leaves; where it
         # lands depends on that alone, minus the state, so each is opened once.
         opened: set[tuple] = set()
-        while queue:
-            config = queue.popleft()
+
+        def moves(config: Config) -> Iterator[tuple[None, Config]]:
             self.visited += 1
             if config.ended or not machine.within_caps(config):
-                continue
+                return
             for event in EVENTS:
                 for choice in machine.choices(config, event):
                     outcome = machine.step_once(config, event, choice)
                     row = outcome.row
                     if outcome.status is Status.OK:
                         assert row is not None
-                        if row.line in missing:
-                            missing.discard(row.line)
-                            if not missing:
-                                return wanted - self._dead
-                        target = outcome.config
-                        if target not in seen:
-                            seen.add(target)
-                            queue.append(target)
+                        missing.discard(row.line)
+                        yield None, outcome.config
                     tests = unmatched if row is None else by_row.get(row.line)
                     if not tests or not any(test(config, event, choice, bool(outcome.broken)) for test in tests):
                         continue
@@ -171,10 +163,9 @@ class Walker:
                     for effects in self.effects:
                         landed = machine.landing(after, effects, after.state)
                         for state in self.states:
-                            target = landed._replace(state=state)
-                            if target not in seen:
-                                seen.add(target)
-                                queue.append(target)
+                            yield None, landed._replace(state=state)
+
+        walk((machine.initial,), moves, until=lambda config: not missing)  # stops once every wanted row fired
         return wanted - missing - self._dead
 
     def _may_fire(self, line: int) -> bool:

@@ -7,20 +7,19 @@ its configurations, and the classes are what let it step only a few of them.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterator
 from itertools import product
 from operator import mul
 from typing import Any
 
-from gapstate.run.machine import Machine, Status
+from gapstate.run.machine import Machine
 from gapstate.table.vocabulary import ACTIONS, COUNTERS, EVENTS, Config, action
 
-# A step of a class: (delta to the target from the representative, event,
-# choice, row line, clean, the (stride, size) of each folded counter the
+# A step of a class: (delta to the target from the representative, the
+# stimulus, row line, clean, the (stride, size) of each folded counter the
 # step sets). From another member of the class the target is the same plus
 # the member's offset in every folded counter the step does not set.
-Step = tuple[int, str, bool, int, bool, tuple[tuple[int, int], ...]]
+Step = tuple[int, Any, int, bool, tuple[tuple[int, int], ...]]
 
 
 class Packing:
@@ -150,7 +149,7 @@ class Packing:
         low..high become low+d..high+d: the middle class, and each value
         past the middle on its own.
         """
-        delta, resets = step[0], step[5]
+        delta, resets = step[0], step[4]
         options = []
         for stride, size, low, high in self._shifts:
             if representative // stride % size != low or (stride, size) in resets:
@@ -162,55 +161,3 @@ class Packing:
         base = representative + delta
         for offsets in product(*options):
             yield self.fold(base + sum(offsets))
-
-
-def step_classes(machine: Machine, packing: Packing, initial: int) -> tuple[dict[int, tuple[Step, ...]], dict, int]:
-    """Every class reachable from the initial node, each stepped once, and how many configurations they hold.
-
-    Returns the steps of each class (by representative), the rule-breaking
-    steps of those that break any, and the sum of the classes' sizes: an
-    upper bound of the configurations `explore` will visit (a class counts
-    whole when some member of it can be reached from a reachable class).
-    """
-    decode, pack, fold, expanded = packing.decode, packing.pack, packing.fold, packing.expanded
-    resets = packing.resets
-    unfolded = not packing.folds
-    events = tuple(EVENTS)
-    classes: dict[int, tuple[Step, ...]] = {}
-    breaks: dict[int, tuple[tuple[str, int, str, bool], ...]] = {}  # representative -> (rule, line, event, choice)
-    start = fold(initial)
-    implied = 0
-    seen = {start}
-    queue = deque([start])
-    while queue:
-        representative = queue.popleft()
-        implied += packing.class_size(representative)
-        if not expanded(representative):
-            continue
-        config = decode(representative)
-        if config.ended:  # the machine answers every event after session_end with ENDED: no step to try
-            classes[representative] = ()
-            continue
-        found: list[Step] = []
-        breaking: list[tuple[str, int, str, bool]] = []  # (rule, line, event, choice)
-        for event in events:
-            for choice in machine.choices(config, event):
-                outcome = machine.step_once(config, event, choice)
-                if outcome.status is not Status.OK:
-                    continue
-                assert outcome.row is not None, "a step taken names its row"
-                line = outcome.row.line
-                found.append((pack(outcome.config) - representative, event, choice, line, not outcome.broken,
-                              resets[line]))
-                breaking.extend((rule, line, event, choice) for rule in outcome.broken)
-        steps = classes[representative] = tuple(found)
-        if breaking:
-            breaks[representative] = tuple(breaking)
-        # with no counter folded, a class is one configuration and its steps' targets are classes
-        targets = ((representative + step[0] for step in steps) if unfolded else
-                   (target for step in steps for target in packing.class_targets(representative, step)))
-        for target in targets:
-            if target not in seen:
-                seen.add(target)
-                queue.append(target)
-    return classes, breaks, implied

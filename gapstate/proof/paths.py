@@ -3,21 +3,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-import networkx as nx
-
-from gapstate.proof.exploration import Exploration, Firing
 from gapstate.proof.explore import explore
+from gapstate.proof.graph import Exploration, Firing
 from gapstate.proof.reach import firings
 from gapstate.proof.totality import Hole, holes
 from gapstate.run.machine import Machine
-from gapstate.table.vocabulary import (
-    Config,
-)
+from gapstate.table.vocabulary import Config
 
 
 class Witness(NamedTuple):
@@ -58,34 +53,6 @@ def shortest_firing_trace(exploration: Exploration, ways: list[Firing]) -> Witne
 # without networkx.
 
 
-
-def distances_to(graph: nx.DiGraph, sources: Iterable[Config]) -> dict[Config, int]:
-    """How many steps each configuration of `graph` is from the nearest of `sources` (0 at them).
-
-    A configuration that cannot reach any of them is absent.
-    """
-    return _backwards(graph.pred, sources)
-
-
-def _backwards(before: Any, sources: Iterable[Config]) -> dict[Config, int]:
-    """Breadth-first along `before` (config -> the configurations with a step to it) from `sources`.
-
-    What networkx's multi-source Dijkstra gives with every step 1, in the same
-    order (the sources, then each one's predecessors as the graph lists them),
-    at a fraction of its cost: no heap, no weight looked up per edge. `roadmap`
-    runs one per row and hole.
-    """
-    queue = list(set(sources))
-    distance = dict.fromkeys(queue, 0)
-    for config in queue:  # the queue grows behind the loop
-        far = distance[config] + 1
-        for earlier in before[config]:
-            if earlier not in distance:
-                distance[earlier] = far
-                queue.append(earlier)
-    return distance
-
-
 @dataclass(frozen=True)
 class Roadmap:
     """The configuration graph as a walker needs it, computed once per machine.
@@ -121,10 +88,10 @@ def roadmap(machine: Machine) -> Roadmap:
     hits: dict[Any, list[Firing]] = {line: ways for line, ways in sorted(firings(machine, exploration).items()) if line in fired}
     gaps = holes(machine, exploration)
     hits.update(sorted(gaps.items()))
-    graph = exploration.graph
-    earlier = {config: tuple(graph.pred[config]) for config in graph}  # read off networkx once, for every target
+    configs = {node: exploration.config(node) for node in exploration.nodes()}
+    node = exploration.node
     distance = {}
     for target, ways in hits.items():
-        before = _backwards(earlier, {way.config for way in ways})
-        distance[target] = {config: n + 1 for config, n in before.items()}
+        before = exploration.distances_to(node(way.config) for way in ways)
+        distance[target] = {configs[at]: n + 1 for at, n in before.items()}
     return Roadmap(exploration, tuple(sorted(fired)), tuple(sorted(gaps)), hits, distance, exploration.distances(clean=True))

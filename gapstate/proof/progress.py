@@ -30,7 +30,7 @@ from typing import Any, cast
 import networkx as nx
 
 from gapstate.findings import Finding, RetryLoop, StuckGap
-from gapstate.proof.exploration import Exploration
+from gapstate.proof.graph import Exploration
 from gapstate.proof.traces import concretize
 from gapstate.table.bounds import BOUNDS
 from gapstate.table.model import Table
@@ -117,8 +117,8 @@ class _GapGraph:
         gains = {row.line: tuple(sum(a in bound.counts for a in row.actions) for bound in _GAP_BOUNDS)
                  for row in table.rows}
         self._gains = gains = {line: gain for line, gain in gains.items() if any(gain)}
-        decode = exploration.decode
-        packed = list(exploration.packed())
+        decode = exploration.config
+        packed = [(node, exploration.moves(node) if exploration.expanded(node) else None) for node in exploration.nodes()]
         ended: set[int] = set()
         inside: dict[int, None] = {}
         counters = [Config._fields.index(bound.counter or "") for bound in _COUNTER_BOUNDS]
@@ -137,18 +137,14 @@ class _GapGraph:
         best: dict[tuple[int, int], list[tuple[int, Move]]] = {}  # per gap bound, the step that counts most
         entries: list[tuple[int, Move, int]] = []  # steps that open a gap: (from, step, to)
         endings: list[tuple[int, Move]] = []  # steps out of a gap that end the session and count something
-        parent: dict[int, tuple[int, str, bool] | None] = {packed[0][0]: None}  # the breadth-first tree
         for node, steps in packed:
             if steps is None:
                 continue
-            for event, choice, target, _, _ in steps:
-                if target not in parent:
-                    parent[target] = (node, event, choice)
             if node not in inside:
                 entries.extend((node, (event, choice, line), target)
-                               for event, choice, target, line, _ in steps if target in inside)
+                               for (event, choice), line, _, target in steps if target in inside)
                 continue
-            for event, choice, target, line, _ in steps:
+            for (event, choice), line, _, target in steps:
                 gain = gains.get(line)
                 if target == node and gain is None:
                     continue
@@ -167,22 +163,15 @@ class _GapGraph:
         graph = nx.DiGraph()
         graph.add_nodes_from(inside)
         graph.add_edges_from(moves)
-        self._graph, self._moves, self._best, self._parent = graph, moves, best, parent
+        self._graph, self._moves, self._best = graph, moves, best
         self._order = {node: i for i, (node, _) in enumerate(packed)}
         self._entries, self._endings = entries, endings
         self._components = list(nx.strongly_connected_components(graph))
         self._component = {node: i for i, members in enumerate(self._components) for node in members}
 
     def _way(self, node: int) -> list[tuple[str, bool]]:
-        """The steps of a shortest way from the initial configuration to a node: the exploration's
-        breadth-first tree, read off the pass that built this graph rather than searched again."""
-        steps = []
-        step = self._parent[node]
-        while step is not None:
-            node, event, choice = step
-            steps.append((event, choice))
-            step = self._parent[node]
-        return steps[::-1]
+        """The stimuli of a shortest way from the initial configuration to a node, along any moves."""
+        return [move.sent for move in self._exploration.moves_to(node, clean=False)]
 
     def _within(self, start: int, end: int) -> list[tuple[str, bool]]:
         """A shortest way from one node to another of its component, along the component's own steps."""
@@ -220,7 +209,7 @@ class _GapGraph:
         steps = [(source, move, target) for (source, target), move in self._moves.items()]
         found = sorted(((region[target], source, move, target) for source, move, target in [*self._entries, *steps]
                         if target in region and source not in region), key=lambda f: self._order[f[1]])
-        decode = self._exploration.decode
+        decode = self._exploration.config
         return tuple(sorted((Stuck(move[2], decode(target).state, (*self._way(source), move[:2]))
                              for _, source, move, target in self._first_per_region(found)), key=lambda s: s.line))
 

@@ -15,7 +15,7 @@ from gapstate.findings import (
     TakenEarlier,
     Unreachable,
 )
-from gapstate.proof.exploration import Exploration, Firing
+from gapstate.proof.graph import Exploration, Firing
 from gapstate.run.machine import Machine
 from gapstate.table.model import STAY, Literal, Row, Table, format_guards, holds
 from gapstate.table.vocabulary import EVENTS, GUARDS, Config

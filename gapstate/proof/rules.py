@@ -9,7 +9,7 @@ from gapstate.findings import (
     Finding,
     RuleBroken,
 )
-from gapstate.proof.exploration import Exploration
+from gapstate.proof.graph import Exploration
 from gapstate.run.machine import Machine
 from gapstate.table.rules import RULES
 from gapstate.table.vocabulary import EVENTS

@@ -10,7 +10,7 @@ from gapstate.findings import (
     Finding,
     NotTotal,
 )
-from gapstate.proof.exploration import Exploration, Firing
+from gapstate.proof.graph import Exploration, Firing
 from gapstate.run.machine import Machine, Status, valuations
 from gapstate.table.model import Literal, Table
 from gapstate.table.vocabulary import (

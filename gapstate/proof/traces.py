@@ -1,4 +1,4 @@
-"""Walks and the traces they become: the shortest walk to a goal, and abstract steps as a replayable trace.
+"""Abstract steps as a replayable trace, and shortest traces kept as places in a walk's tree.
 
 The explorer's graph, a conformance tour and a shrunk fuzz run all end as
 traces a person pastes into `gapstate replay`; `concretize` is the one place
@@ -7,8 +7,7 @@ that decides their ids and times.
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from gapstate.table.vocabulary import PAYLOADS, SEEN
@@ -46,9 +45,10 @@ _PAYLOAD_FIELDS = {event: (payload.field, payload.reads == SEEN) for event, payl
 class Trace(Sequence[dict[str, Any]]):
     """A shortest trace kept as a place in a breadth-first tree, its events made each time it is read.
 
-    `tree` maps a node to (depth, parent node, the step from the parent,
-    whose first two items are the event and its choice), the root to (0, -1,
-    None); the trace walks from the root to `node`, then takes `last`. A
+    `tree` maps a node to (depth, parent node, the move from the parent,
+    whose first item is its (event, choice) stimulus), a source to (0, None,
+    None), as `graph.walk` returns it; the trace walks from the source to
+    `node`, then takes `last`. A
     check of a big table holds thousands of counterexamples that share their
     beginnings: kept this way they cost a few references each, not a dict an
     event, and each reader gets events of its own to keep or change.
@@ -68,7 +68,7 @@ class Trace(Sequence[dict[str, Any]]):
             _, node, step = tree[node]
             if step is None:
                 break
-            steps.append((step[0], step[1]))
+            steps.append(step[0])
         steps.reverse()
         steps.append(self._last)
         return steps
@@ -90,28 +90,3 @@ class Trace(Sequence[dict[str, Any]]):
 
     def __repr__(self) -> str:
         return f"Trace({list(self)!r})"
-
-
-def shortest_walk(start: Any, goal: Callable[[Any], Any], moves: Callable[[Any], Iterable[tuple[Any, Any]]]) -> tuple[list[Any], Any, Any] | None:
-    """Breadth-first from `start` to the first node where `goal` answers truthily: (steps, node, answer).
-
-    `moves(node)` gives (step, next node) pairs, in a fixed order, so the walk
-    found is the same on every run; None when no reachable node satisfies `goal`.
-    """
-    parent: dict[Any, tuple[Any, Any] | None] = {start: None}
-    queue = deque([start])
-    while queue:
-        node = queue.popleft()
-        found = goal(node)
-        if found:
-            steps: list[Any] = []
-            at = node
-            while parent[at] is not None:
-                at, step = parent[at]  # type: ignore[misc]
-                steps.append(step)
-            return steps[::-1], node, found
-        for step, after in moves(node):
-            if after not in parent:
-                parent[after] = (node, step)
-                queue.append(after)
-    return None

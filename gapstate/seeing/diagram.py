@@ -37,7 +37,7 @@ _KIND_ORDER = (TRANSITION, STAY_ROW, ALLOWED, REFUSAL)
 
 
 class Arrow(NamedTuple):
-    """One drawn arrow: its rows, one label line per distinct row label (a step of the proof is `exploration.Edge`)."""
+    """One drawn arrow: its rows, one label line per distinct row label (a step of the proof is `graph.Move`)."""
 
     source: str
     target: str
