@@ -164,3 +164,22 @@ def test_a_label_of_a_vocabulary_action_or_declared_twice_is_a_finding_at_its_li
     text = variant(_ROW, f"{labels}\n{_ROW}")
     [finding] = check_text(text).findings
     assert finding.line == line_of(text, _ROW) - 1
+
+
+def test_the_bundled_spec_is_named_as_the_commands_name_it_not_by_its_path():
+    import gapstate
+    from gapstate.table.load import BUNDLED_NAME
+
+    assert gapstate.load_spec(None).path == BUNDLED_NAME
+    result = gapstate.conform(_Never(), examples=0)
+    assert gapstate.conform_report(result).splitlines()[-1].startswith(f"gapstate conform: {BUNDLED_NAME}: ")
+
+
+class _Never:
+    """Answers every event as if nothing happened: conform stops at the first vector."""
+
+    def reset(self):
+        pass
+
+    def step(self, event):
+        return {"state": "CLEAR", "actions": ["noop"]}

@@ -68,9 +68,13 @@ def bundled_path() -> str:
 
 
 def load_spec(path_or_text: str | Path | None = None) -> Spec:
-    """Parse a spec: a path, markdown text (a string with a line end, LF or CR), or None for the bundled one."""
+    """Parse a spec: a path, markdown text (a string with a line end, LF or CR), or None for the bundled one.
+
+    The bundled spec is named BUNDLED_NAME, as the commands name it, not by
+    its path deep in site-packages (so `conform_report` and every result say it alike).
+    """
     if path_or_text is None:
-        path_or_text = bundled_path()
+        return parse_spec(read_text(bundled_path()), BUNDLED_NAME)
     if not isinstance(path_or_text, (str, Path)):
         raise GapstateError(f"load_spec takes a path, markdown text or None, not {type(path_or_text).__name__}")
     if isinstance(path_or_text, str) and ("\n" in path_or_text or "\r" in path_or_text):
