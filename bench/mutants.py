@@ -41,7 +41,7 @@ if str(ROOT) not in sys.path:
 from gapstate.proof.check import check  # noqa: E402
 from gapstate.proof.explore import explore  # noqa: E402
 from gapstate.run.machine import Machine, Status  # noqa: E402
-from gapstate.seeing.diagram import marked_blocks  # noqa: E402
+from gapstate.table.diagram import marked_blocks  # noqa: E402
 from gapstate.table.load import parse_spec  # noqa: E402
 from gapstate.table.model import STAY, Row, Table, format_guards  # noqa: E402
 from gapstate.table.vocabulary import ACTIONS, EVENTS, STATES  # noqa: E402

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from gapstate.errors import GapstateError
+from gapstate.version import __version__ as __version__
 
 if TYPE_CHECKING:  # the real types, without importing the modules (or pathlib) at run time
     from pathlib import Path
@@ -24,7 +25,6 @@ if TYPE_CHECKING:  # the real types, without importing the modules (or pathlib) 
 
     SpecArgument = Spec | str | Path | None
 
-__version__ = "0.1.0"
 __all__ = ["GapstateError", "check", "classify", "conform", "conform_report", "load_spec", "replay"]
 
 

@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 
 import gapstate
 from gapstate.cli import main
-from gapstate.seeing.diagram import marked_blocks
+from gapstate.table.diagram import marked_blocks
 from gapstate.table.load import parse_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +42,7 @@ def without_diagram(text: str) -> str:
 
     A changed table makes the bundled spec's diagram stale; tests that change
     the table and name every finding they expect drop it, so that only
-    tests/test_seeing_diagram.py and tests/test_cli_seeing.py deal in `stale_diagram`.
+    tests/test_table_diagram.py and tests/test_cli_seeing.py deal in `stale_diagram`.
     """
     lines = text.splitlines(keepends=True)
     for block in reversed(marked_blocks([line.rstrip("\r\n") for line in lines])):

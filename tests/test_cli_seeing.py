@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 import gapstate
 from gapstate.cli import main
-from gapstate.seeing.diagram import MARKER, build, mermaid
+from gapstate.table.diagram import MARKER, build, mermaid
 
 from .support import SPEC_PATH, SPEC_TEXT, line_of, run, without_diagram
 

@@ -25,7 +25,7 @@ def test_each_name_in_the_table_is_defined_where_the_page_says():
 def test_a_name_means_one_idea_its_old_second_meanings_are_gone():
     """The words the table gives one meaning are not kept for another where they were."""
     for module, old in (("gapstate.seeing.coverage", "Stop"), ("gapstate.review.diff", "Outcome"),
-                        ("gapstate.proof.totality", "coverage"), ("gapstate.seeing.diagram", "Edge")):
+                        ("gapstate.proof.totality", "coverage"), ("gapstate.table.diagram", "Edge")):
         assert not hasattr(importlib.import_module(module), old), f"{module}.{old}"
 
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import click
 
-from gapstate import __version__
 from gapstate.cli.output import say, say_summary
 from gapstate.errors import GapstateError
+from gapstate.version import __version__
 
 
 def format_option(*choices: str, help: str) -> Callable[..., Any]:

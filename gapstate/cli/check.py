@@ -7,7 +7,6 @@ from typing import Any
 
 import click
 
-from gapstate import __version__
 from gapstate.cli.base import (
     SPEC,
     LateBar,
@@ -20,6 +19,7 @@ from gapstate.cli.base import (
 )
 from gapstate.cli.output import say, say_json, summarize
 from gapstate.errors import GapstateError
+from gapstate.version import __version__
 
 
 @main.command()
@@ -174,8 +174,8 @@ def _mend(choice: Any, spec: Any, result: Any, read: bytes) -> bool:
     stale = [f for f in result.findings if isinstance(f, StaleDiagram) and f.reason is not DiagramProblem.UNCLOSED]
     if not stale or choice.bundled or choice.path == "-" or spec.table is None:
         return False
-    from gapstate.cli.seeing import diagram_words, update_diagram
-    from gapstate.seeing.diagram import build, mermaid
+    from gapstate.cli.redraw import diagram_words, update_diagram
+    from gapstate.table.diagram import build, mermaid
 
     changed = update_diagram(choice.path, mermaid(build(spec.table)), read)
     say(f"gapstate check --fix: {diagram_words(choice.path, changed)}", err=True)  # a note; the summary line follows

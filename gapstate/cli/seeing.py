@@ -20,8 +20,7 @@ from gapstate.cli.base import (
     reports_errors,
     spec_for,
 )
-from gapstate.cli.output import escape, say, say_json, say_lines, summarize
-from gapstate.errors import GapstateError
+from gapstate.cli.output import say, say_json, say_lines, summarize
 
 ROW = click.argument("address", metavar="ROW")
 
@@ -194,7 +193,7 @@ def graph(
     `<!-- gapstate:graph -->` in the spec, atomically; `gapstate check`
     reports that block as `stale_diagram` when it is out of date.
     """
-    from gapstate.seeing.diagram import build, dot, mermaid
+    from gapstate.table.diagram import build, dot, mermaid
     from gapstate.words import plural
 
     if traces and not covered:
@@ -210,6 +209,8 @@ def graph(
     spec, read = read_spec_bytes(choice)
     table = spec.require_steppable()
     if update:
+        from gapstate.cli.redraw import diagram_words, update_diagram
+
         changed = update_diagram(spec.path, mermaid(build(table)), read)
         summarize(f"gapstate graph: {diagram_words(spec.path, changed)}")
         return 0
@@ -221,36 +222,3 @@ def graph(
     say(mermaid(diagram) if fmt == "mermaid" else dot(diagram), nl=False)
     summarize(f"gapstate graph: {spec.path}: {len(diagram.states)} states, {plural(len(diagram.arrows), 'arrow')}")
     return 0
-
-
-def update_diagram(path: str, drawn: str, read: bytes) -> bool:
-    """Rewrite the marked block of the spec at `path`, keeping every other byte (a BOM included); True if it changed.
-
-    `drawn` was drawn from the spec's bytes `read`: if the file no longer
-    holds them (changed since), nothing is written, as the diagram would be
-    of another table.
-    """
-    import codecs
-
-    from gapstate.files.source import read_bytes
-    from gapstate.files.writer import write_atomically
-    from gapstate.seeing.diagram import UnclosedBlock, update
-
-    data = read_bytes(path)
-    if data != read:
-        raise GapstateError("changed while gapstate was reading it; nothing was rewritten: run again", file=path)
-    bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
-    text = data[len(bom) :].decode("utf-8")  # load_spec already read it as UTF-8
-    try:
-        new = update(text, drawn)
-    except UnclosedBlock as error:
-        raise GapstateError(str(error), file=path, line=error.line) from None
-    if new == text:
-        return False
-    write_atomically(path, bom + new.encode("utf-8"))
-    return True
-
-
-def diagram_words(path: str, changed: bool) -> str:
-    """What `update_diagram` did to the spec at `path`, for the summary line or a note."""
-    return f"{escape(path)}: {'diagram updated' if changed else 'the diagram is current'}"

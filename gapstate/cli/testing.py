@@ -10,7 +10,6 @@ from typing import Any
 
 import click
 
-from gapstate import __version__
 from gapstate.cli.base import (
     FORMAT,
     SPEC,
@@ -24,6 +23,7 @@ from gapstate.cli.base import (
 )
 from gapstate.cli.output import say, summarize
 from gapstate.errors import GapstateError
+from gapstate.version import __version__
 
 
 @main.command()

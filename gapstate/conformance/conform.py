@@ -309,7 +309,7 @@ def _generated(
     from hypothesis.errors import Flaky, Unsatisfiable
     from hypothesis.reporting import with_reporter
 
-    from gapstate.strategies import traces
+    from gapstate.fuzzing.strategies import traces
 
     found: list[Divergence] = []
     deadline = None if duration is None else time.monotonic() + duration

@@ -8,7 +8,6 @@ from enum import Enum
 from typing import Any
 
 from gapstate.findings.record import Cause, Finding, record
-from gapstate.table.vocabulary import COUNTERS, INITIAL
 
 
 class ParseProblem(Enum):
@@ -25,8 +24,8 @@ class ParseProblem(Enum):
     SYNTAX = "{detail}"
     INVALID_NOT_ALONE = "`invalid` stands alone, with `=` as the next state: the event cannot occur here"
     NO_INITIAL_STATE = (
-        f"no row starts from or leads to {INITIAL}, the no-gap state: every session starts there, "
-        f"whatever order the rows are in; write {INITIAL}'s rows"
+        "no row starts from or leads to {detail}, the no-gap state: every session starts there, "
+        "whatever order the rows are in; write {detail}'s rows"
     )
 
 
@@ -34,8 +33,9 @@ class ParseProblem(Enum):
 class ParseError(Finding):
     """The spec's text is not a table: no block, two blocks, or a bad line.
 
-    `detail` is the expected header (NO_TABLE) or the parser's own
-    diagnostic (SYNTAX); `other` the other line a reason names.
+    `detail` is the expected header (NO_TABLE), the parser's own
+    diagnostic (SYNTAX) or the initial state (NO_INITIAL_STATE); `other`
+    the other line a reason names.
     """
 
     kind = "parse_error"
@@ -85,7 +85,8 @@ class BadCap(Finding):
     """A `@cap` line the vocabulary cannot use, or a counter left without a cap.
 
     `value` is the cap given, or for ALREADY_CAPPED the line of the first cap;
-    `suggestion` the closest counter to an unknown one, if one is close.
+    `suggestion` the closest counter to an unknown one, if one is close,
+    else `known` (the vocabulary's counters) are listed.
     """
 
     kind = "bad_cap"
@@ -93,7 +94,8 @@ class BadCap(Finding):
     counter: str
     value: int = 0
     suggestion: str | None = None
+    known: tuple[str, ...] = ()
 
     def describe(self, cause: Cause | None = None) -> str:
-        advice = _advice(self.suggestion, COUNTERS)
+        advice = _advice(self.suggestion, self.known)
         return self.reason.value.format(counter=self.counter, value=self.value, advice=advice)

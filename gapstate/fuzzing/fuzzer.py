@@ -28,14 +28,14 @@ from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.errors import Unsatisfiable
 from hypothesis.reporting import with_reporter
 
-from gapstate import __version__
 from gapstate.fuzzing.seeded import seeded
 from gapstate.fuzzing.shrinking import failing_row, minimize
+from gapstate.fuzzing.strategies import traces
 from gapstate.results import Result
 from gapstate.run.replayer import ReplayError, machine_for, replay
 from gapstate.run.trace import from_dicts
-from gapstate.strategies import traces
 from gapstate.table.load import Spec
+from gapstate.version import __version__
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from gapstate.proof.rules import rule_findings, tested
 from gapstate.proof.totality import totality_findings
 from gapstate.results import Result
 from gapstate.run.machine import Machine
-from gapstate.seeing.diagram import diagram_findings
+from gapstate.table.diagram import diagram_findings
 from gapstate.table.load import Spec
 from gapstate.table.vocabulary import (
     EVENTS,

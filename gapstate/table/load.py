@@ -23,7 +23,7 @@ from gapstate.findings import (
     UnknownName,
 )
 from gapstate.table.model import MAX_CAP_DIGITS, STAY, Allowance, Row, Table, initial_first
-from gapstate.table.vocabulary import ACTIONS, COUNTERS, EVENTS, GUARDS, INVALID, STATES, closest, near_action
+from gapstate.table.vocabulary import ACTIONS, COUNTERS, EVENTS, GUARDS, INITIAL, INVALID, STATES, closest, near_action
 
 BUNDLED = "gap-state.md"
 
@@ -147,7 +147,7 @@ def validate(table: Table) -> list[Finding]:
         for guard in sorted(positive & negative):
             findings.append(Contradiction(row.line, row.guards_column, guard))
     if table.initial is None:
-        findings.append(ParseError(table.header_line, 1, ParseProblem.NO_INITIAL_STATE))
+        findings.append(ParseError(table.header_line, 1, ParseProblem.NO_INITIAL_STATE, detail=INITIAL))
     findings.extend(_cap_findings(table))
     return findings
 
@@ -173,7 +173,8 @@ def _cap_findings(table: Table) -> list[Finding]:
     for cap in table.caps:
         if cap.counter not in COUNTERS:
             suggestion = closest(cap.counter, COUNTERS)
-            findings.append(BadCap(cap.line, cap.column, CapProblem.UNKNOWN_COUNTER, cap.counter, suggestion=suggestion))
+            findings.append(BadCap(cap.line, cap.column, CapProblem.UNKNOWN_COUNTER, cap.counter, suggestion=suggestion,
+                                   known=tuple(COUNTERS)))
         elif cap.counter in first:
             findings.append(BadCap(cap.line, cap.column, CapProblem.ALREADY_CAPPED, cap.counter, first[cap.counter]))
         else:

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 import gapstate
-from gapstate.seeing.diagram import (
+from gapstate.table.diagram import (
     ALLOWED,
     MARKER,
     REFUSAL,
@@ -80,7 +80,7 @@ def test_coverage_splits_arrows_by_whether_their_rows_fired():
 
 def test_coverage_tells_fired_from_never_fired_arrows_without_colour_too():
     """Line weight and words, in both renderers: a colour-blind reader or a grey print still tells them apart."""
-    from gapstate.seeing.diagram import NEVER_FIRED
+    from gapstate.table.diagram import NEVER_FIRED
 
     diagram = build(TABLE, fired={r.line for r in TABLE.rows if r.event == "loss_voiced"})
     links = [line for line in mermaid(diagram).splitlines() if "|" in line and "state_" in line]
@@ -196,7 +196,7 @@ class _Counted(list):
 
 
 def _looks(markers: int) -> int:
-    from gapstate.seeing.diagram import marked_blocks
+    from gapstate.table.diagram import marked_blocks
 
     lines = _Counted(SPEC_TEXT.splitlines() + [MARKER, "```mermaid"] * markers)
     marked_blocks(lines)
