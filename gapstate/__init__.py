@@ -2,8 +2,9 @@
 
 The public API mirrors the commands and returns the same data as their JSON
 outputs (result objects with `.to_dict()`, also readable as `result["ok"]`).
-Imports are deferred so that `import gapstate` costs almost nothing and
-`classify` never loads lark or networkx.
+The result and record types a caller meets are exported here too (for type
+hints and isinstance), each imported on first use: `import gapstate` costs
+almost nothing, and `classify` never loads lark or networkx.
 """
 
 from __future__ import annotations
@@ -11,21 +12,59 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from gapstate.errors import GapstateError
+from gapstate.errors import GapstateError, Problem
 from gapstate.version import __version__ as __version__
 
 if TYPE_CHECKING:  # the real types, without importing the modules (or pathlib) at run time
     from pathlib import Path
 
     from gapstate.attribution.conditions import ClassifyResult
-    from gapstate.conformance.conform import ConformResult, Implementation
+    from gapstate.conformance.conform import ConformResult, Divergence, Implementation
+    from gapstate.findings.record import Cause, Finding
     from gapstate.proof.check import CheckResult
-    from gapstate.run.replayer import ReplayResult
+    from gapstate.run.replayer import ReplayError, ReplayResult, Step
     from gapstate.table.load import Spec
 
     SpecArgument = Spec | str | Path | None
 
-__all__ = ["GapstateError", "check", "classify", "conform", "conform_report", "load_spec", "replay"]
+# The types exported on first use, and the module each comes from.
+_TYPES = {
+    "Spec": "gapstate.table.load",
+    "CheckResult": "gapstate.proof.check",
+    "Finding": "gapstate.findings.record",
+    "Cause": "gapstate.findings.record",
+    "ReplayResult": "gapstate.run.replayer",
+    "Step": "gapstate.run.replayer",
+    "ReplayError": "gapstate.run.replayer",
+    "ClassifyResult": "gapstate.attribution.conditions",
+    "ConformResult": "gapstate.conformance.conform",
+    "Divergence": "gapstate.conformance.conform",
+    "Implementation": "gapstate.conformance.conform",
+}
+
+__all__ = [
+    # the functions
+    "load_spec", "check", "replay", "classify", "conform", "conform_report",
+    # what they return and raise, and the records those hold
+    "Spec", "CheckResult", "Finding", "Cause", "ReplayResult", "Step", "ReplayError",
+    "ClassifyResult", "ConformResult", "Divergence", "Implementation", "GapstateError", "Problem",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """A type of `_TYPES`, imported when first asked for and kept."""
+    module = _TYPES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'gapstate' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_TYPES})
 
 
 def load_spec(path_or_text: str | Path | None = None) -> Spec:
