@@ -21,12 +21,17 @@ def _plot_path(ctx: click.Context, param: click.Parameter, value: str | None) ->
     return value
 
 
+# How to get matplotlib, said alike by --help, the error, the README and docs/classify.md
+# (tests/test_docs_figures.py): gapstate is installed from its source, never by a bare name.
+PLOT_INSTALL = "the plot extra, pip install '.[plot]' in a clone of gapstate (docs/classify.md)"
+
+
 @main.command()
 @click.argument("report_paths", metavar="REPORT...", nargs=-1, required=True)
 @FORMAT
 @click.option("--plot", "plot_path", metavar="FILE.svg", default=None, callback=_plot_path,
               help="Also draw the verdicts as a heat map (arms x turns, coloured by verdict, counts in the "
-                   "cells) into this SVG file; needs matplotlib (pip install 'gapstate[plot]').")
+                   f"cells) into this SVG file; needs matplotlib: {PLOT_INSTALL}.")
 @reports_errors
 def classify(report_paths: tuple[str, ...], fmt: str, plot_path: str | None) -> int:
     """Judge continuity-experiment reports (JSON) by the five attribution conditions.
@@ -118,7 +123,7 @@ def _plot(result: Any, path: str) -> None:
     try:
         from gapstate.cli.render.heatmap import heatmap_svg
     except ImportError:
-        raise GapstateError("--plot needs matplotlib: pip install 'gapstate[plot]'", path) from None
+        raise GapstateError(f"--plot needs matplotlib: {PLOT_INSTALL}", path) from None
     writable(path, follow_links=False)
     try:
         drawn = heatmap_svg(result)

@@ -19,6 +19,8 @@ from gapstate.cli.base import (
 from gapstate.cli.output import say, summarize
 from gapstate.errors import GapstateError
 
+EXAMPLES = 500  # traces a worker generates when neither --examples nor --duration is given
+
 
 @main.command()
 @SPEC
@@ -31,7 +33,7 @@ from gapstate.errors import GapstateError
     help="text for people; json, one document; jsonl, only the shrunk trace on stdout (the report goes to stderr); "
     "github, workflow commands: an annotation at the row that failed.",
 )
-@click.option("--examples", type=click.IntRange(min=1), default=None, help="How many traces each worker generates.  [default: 500]")
+@click.option("--examples", type=click.IntRange(min=1), default=None, help=f"How many traces each worker generates.  [default: {EXAMPLES}]")
 @click.option("--duration", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Run until the time is up instead of a number of traces.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Processes, with seeds SEED, SEED+1, ...; all stop at the first failure.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, hidden=True)  # the old name of --jobs
@@ -77,7 +79,7 @@ def fuzz(
     spec = spec_for(spec_path)
     spec.require_steppable()
     if examples is None and duration is None:
-        examples = 500
+        examples = EXAMPLES
     seed = random.SystemRandom().randrange(2**32) if seed is None else seed
     store = Path(os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY", ".hypothesis")) / "examples"
     options: dict[str, Any] = dict(require_coverage=require_coverage, duration=duration, database_dir=store)
