@@ -5,20 +5,8 @@ from __future__ import annotations
 import functools
 
 import gapstate
-from gapstate.fuzzing.goals import (
-    AFTER,
-    AT,
-    BEFORE,
-    EPISODE,
-    SAME_MS,
-    SETTLED,
-    STEP_MS,
-    WRITTEN_OFF,
-    Way,
-    catalogue,
-    realize,
-    retell,
-)
+from gapstate.fuzzing.goals import Way, catalogue, realize, retell
+from gapstate.run.concrete import AFTER, AT, BEFORE, EPISODE, SAME_MS, SETTLED, STEP_MS, WRITTEN_OFF
 from gapstate.run.replayer import machine_for
 from gapstate.table.load import parse_spec
 

@@ -10,7 +10,7 @@ import pytest
 import gapstate
 from gapstate.fuzzing.fuzzer import fuzz as run_fuzz
 from gapstate.fuzzing.shrinking import minimize
-from gapstate.proof.traces import concretize
+from gapstate.run.concrete import concretize
 
 from .fuzzing import DEEP, database, fuzz, replay_document, write  # noqa: F401  (database: an autouse fixture)
 from .support import variant

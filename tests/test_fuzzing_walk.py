@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import gapstate
-from gapstate.fuzzing.goals import AFTER, AT, AT_DUP, BEFORE, EPISODE, SETTLED, Way
+from gapstate.fuzzing.goals import Way
 from gapstate.fuzzing.guide import guide_for
 from gapstate.fuzzing.walk import Walk
+from gapstate.run.concrete import AFTER, AT, AT_DUP, BEFORE, EPISODE, SETTLED
 from gapstate.run.replayer import Session, machine_for
 
 SPEC = gapstate.load_spec()
@@ -20,7 +21,7 @@ def no_draw(strategy):
 def walk_after(*events: dict) -> Walk:
     walk = Walk(Session(MACHINE), GUIDE, GUIDE.targets)
     for item in events:
-        walk.feed(item, item["t"])
+        walk.feed(item)
     return walk
 
 
@@ -31,7 +32,7 @@ def test_a_plan_is_taken_step_by_step_and_its_goal_counts_as_hit_at_its_last():
     walk = walk_after()
     walk.target, walk.plan = "g", [Way("loss_voiced"), Way("floor_released")]
     assert walk.planned() == Way("loss_voiced") and "g" not in walk.hit
-    walk.feed({"event": "loss_voiced", "id": "iv-1"}, 100)
+    walk.feed({"event": "loss_voiced", "t": 100, "id": "iv-1"})
     assert walk.planned() == Way("floor_released") and "g" in walk.hit and walk.plan == []
 
 
@@ -48,8 +49,8 @@ def test_speech_is_put_one_ms_before_at_or_one_ms_after_the_commit():
 
 def test_speech_at_a_repeated_notice_is_at_its_time_and_a_repeat_names_the_kind_asked():
     walk = walk_after(*COMMITTED, {"event": "loss_voiced", "t": 350, "id": "iv-1"})
-    assert walk.dup_at == 350 and walk.speech(no_draw, AT_DUP, True, 400) == 350
-    assert walk.ids == {"iv-1": EPISODE}
+    assert walk.concrete.dup_at == 350 and walk.speech(no_draw, AT_DUP, True, 400) == 350
+    assert walk.concrete.kinds == {"iv-1": EPISODE}
     settled = walk_after(*COMMITTED, {"event": "evidence_turn", "t": 400, "speech_start": 301})
-    assert settled.ids == {"iv-1": SETTLED} and SETTLED in settled.story
+    assert settled.concrete.kinds == {"iv-1": SETTLED} and SETTLED in settled.story
     assert settled.repeated_id(lambda strategy: 0, SETTLED) == "iv-1"

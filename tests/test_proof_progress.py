@@ -9,7 +9,7 @@ import pytest
 import gapstate
 from gapstate.proof.explore import explore
 from gapstate.proof.progress import progress
-from gapstate.proof.traces import concretize
+from gapstate.run.concrete import concretize
 from gapstate.run.machine import Machine, Status
 from gapstate.table.bounds import BOUNDS
 from gapstate.table.load import parse_spec

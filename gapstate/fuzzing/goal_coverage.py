@@ -24,22 +24,8 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any, NamedTuple
 
-from gapstate.fuzzing.goals import (
-    AFTER,
-    AT,
-    AT_DUP,
-    BEFORE,
-    EPISODE,
-    REFUSED,
-    SAME_MS,
-    SETTLED,
-    WRITTEN_OFF,
-    Goal,
-    Story,
-    Way,
-    catalogue,
-    retell,
-)
+from gapstate.fuzzing.goals import REFUSED, Goal, Story, Way, catalogue, retell
+from gapstate.run.concrete import AFTER, AT, AT_DUP, BEFORE, EPISODE, SAME_MS, SETTLED, WRITTEN_OFF
 from gapstate.run.machine import Machine
 from gapstate.run.replayer import ReplayResult
 from gapstate.table.vocabulary import ENDINGS, WRITE_OFFS, Config

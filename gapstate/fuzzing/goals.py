@@ -22,22 +22,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from gapstate.run.event import Event
+from gapstate.run.concrete import AFTER, AT, AT_DUP, BEFORE, EPISODE, KINDS, SAME_MS, SETTLED, WRITTEN_OFF, concretize
 from gapstate.run.machine import Machine, Status
 from gapstate.run.replayer import Session
 from gapstate.table.vocabulary import ENDINGS, WRITE_OFFS, Config
 
-# How a step is realized (Way.how); "" is the default.
-SAME_MS = "same_ms"  # at the very millisecond of the previous event
-BEFORE, AT, AFTER, AT_DUP = "before", "at", "after", "at_dup"  # evidence speech against the horizon
-EPISODE, SETTLED, WRITTEN_OFF = "episode", "settled", "written_off"  # which seen id a repeated notice names
-KINDS = (EPISODE, SETTLED, WRITTEN_OFF)
 _KIND_WORDS = {
     EPISODE: "seen in this episode",
     SETTLED: "seen in an earlier episode that was settled",
     WRITTEN_OFF: "seen in an earlier episode that was written off",
 }
-STEP_MS = 100  # the time between two events of a vector, unless SAME_MS
 
 
 class Way(NamedTuple):
@@ -191,45 +185,9 @@ def catalogue(machine: Machine) -> tuple[Goal, ...]:
 
 
 def realize(machine: Machine, plan: Iterable[Way]) -> list[dict[str, Any]]:
-    """A replayable trace for a plan: times, interval ids and speech starts as each Way asks.
+    """A replayable trace for a plan, times, interval ids and speech starts as each Way asks (`run.concrete`).
 
-    Events are STEP_MS apart (SAME_MS: at the previous event's time). A fresh
-    loss gets a new id; a repeated one names the newest id of the kind asked
-    for (by default the newest of all). Evidence speaks 1 ms before, at, or
-    1 ms after the horizon (the later of the last commit and the last unseen
-    loss) as asked, by default at it when post_send is false and 1 ms after
-    when true; AT_DUP speaks at the time of the last repeated notice; with
-    nothing committed it speaks at 0.
+    The plan is replayed as it is made, and the trace ends at the first
+    event the table does not take.
     """
-    session = Session(machine)
-    kinds: dict[str, str] = {}  # id -> its kind
-    trace: list[dict[str, Any]] = []
-    t = last_dup = 0
-    for index, way in enumerate(plan):
-        t = t if way.how == SAME_MS and index else t + STEP_MS
-        item: dict[str, Any] = {"event": way.event, "t": t}
-        if way.event == "loss_voiced":
-            if not way.choice:
-                item["id"] = f"iv-{len(kinds) + 1}"
-                kinds[item["id"]] = EPISODE
-            else:
-                wanted = [i for i, k in kinds.items() if way.how not in KINDS or k == way.how]
-                item["id"] = (wanted or list(kinds) or ["iv-1"])[-1]
-                last_dup = t
-        elif way.event == "evidence_turn":
-            horizon = session.horizon()
-            how = way.how or (AFTER if way.choice else AT)
-            if horizon is None:
-                item["speech_start"] = 0
-            elif how == AT_DUP:
-                item["speech_start"] = last_dup
-            else:
-                item["speech_start"] = horizon + {BEFORE: -1, AT: 0, AFTER: 1}[how]
-        outcome = session.feed(Event(**item))
-        trace.append(item)
-        if outcome.status is not Status.OK:
-            break
-        if ENDINGS.intersection(outcome.actions):
-            kind = WRITTEN_OFF if WRITE_OFFS.intersection(outcome.actions) else SETTLED
-            kinds.update((i, kind) for i, k in kinds.items() if k == EPISODE)
-    return trace
+    return concretize(plan, Session(machine))

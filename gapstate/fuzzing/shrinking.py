@@ -33,7 +33,7 @@ def minimize(spec: Spec, trace: tuple[dict[str, Any], ...], error: ReplayError) 
     canonical form does not fail alike (it always should).
     """
     from gapstate.proof.paths import roadmap
-    from gapstate.proof.traces import concretize
+    from gapstate.run.concrete import concretize
 
     machine = machine_for(spec)
     steps, before = _abstract(spec, trace)

@@ -12,7 +12,6 @@ from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from gapstate.fuzzing.goals import AFTER, AT, SAME_MS
 from gapstate.fuzzing.guide import guide_for
 from gapstate.fuzzing.walk import (
     BOOL,
@@ -24,6 +23,7 @@ from gapstate.fuzzing.walk import (
     wander,
     way_of,
 )
+from gapstate.run.concrete import AFTER, AT, SAME_MS
 from gapstate.run.event import FIELDS, TEXTS, TIMES, fresh_id
 from gapstate.run.machine import Status
 from gapstate.run.replayer import Session, machine_for
@@ -139,7 +139,7 @@ def _step(draw: st.DrawFn, drawing: _Drawing) -> tuple[dict[str, Any], int] | No
     if not draw(_MORE) and not draw(_MORE):
         return None
     walk = drawing.walking[-1]
-    t, first = walk.t, walk.fed == 0
+    t, first = walk.concrete.t, walk.concrete.fed == 0
     session, guide = walk.session, walk.guide
     config = session.config
     move = planned = None
@@ -170,31 +170,32 @@ def _step(draw: st.DrawFn, drawing: _Drawing) -> tuple[dict[str, Any], int] | No
     previous = t
     gap = _GAPS[draw(_GAP)]
     t += 0 if planned is not None and planned.how == SAME_MS else gap
-    item: dict[str, Any] = {"event": name, "t": t}
+    seen: str | None = None  # a repeated id, drawn (a fresh one is the concretizer's next)
+    after: int | None = None  # a speech start, drawn
     if way is not None:
-        field = PAYLOADS[name].field
         reference = session.horizon()
-        if way == FRESH:
-            item[field] = next((i for i in _IDS if i not in session.seen), fresh_id(len(session.seen) + 1))
-        elif way == REPEAT:
+        if way == REPEAT:
             if planned is not None:
-                item[field] = walk.repeated_id(draw, planned.how)
+                seen = walk.repeated_id(draw, planned.how)
             else:
-                seen = sorted(session.seen)
-                item[field] = seen[draw(upto(len(seen) - 1))]
+                ids = sorted(session.seen)
+                seen = ids[draw(upto(len(ids) - 1))]
+        elif way == FRESH:
+            pass
         elif planned is not None:
-            item[field] = walk.speech(draw, planned.how, planned.choice, t)
-            t = item["t"] = max(t, item[field])
+            after = walk.speech(draw, planned.how, planned.choice, t)
+            t = max(t, after)
         elif reference is None:
-            item[field] = draw(upto(t))
+            after = draw(upto(t))
         elif way == AFTER:
             # half the time 1 ms after the horizon: the boundary a non-strict comparison gets wrong
-            item[field] = reference + 1 + (draw(upto(299)) if draw(BOOL) else 0)
-            t = item["t"] = max(t, item[field])
+            after = reference + 1 + (draw(upto(299)) if draw(BOOL) else 0)
+            t = max(t, after)
         elif way == AT or reference == 0:
-            item[field] = reference
+            after = reference
         else:
-            item[field] = reference - 1 - (draw(upto(reference - 1)) if draw(BOOL) else 0)
+            after = reference - 1 - (draw(upto(reference - 1)) if draw(BOOL) else 0)
+    item = walk.concrete.item(name, t=t, seen=seen, after=after)
     if not first and t == previous and draw(BOOL):
         del item["t"]  # absent: the previous event's time
     return item, t
@@ -218,16 +219,14 @@ def _walk(draw: st.DrawFn, drawing: _Drawing) -> list[dict[str, Any]]:
             drawn = draw(drawing.one_step)
             if drawn is None:
                 break
-            item, walk.t = drawn
-            trace.append(walk.feed(item, walk.t))
+            trace.append(walk.feed(drawn[0]))
             if walk.stopped:
                 break
     finally:
         walking.pop()
     if not walk.stopped and machine.step(session.config, "session_end").status not in (Status.REFUSED, Status.ENDED):
         if draw(BOOL):
-            walk.t += _GAPS[draw(_GAP)]
-            trace.append(walk.feed({"event": "session_end", "t": walk.t}, walk.t))
+            trace.append(walk.feed({"event": "session_end", "t": walk.concrete.t + _GAPS[draw(_GAP)]}))
     for target in walk.hit:
         if target in drawing.labels or isinstance(target, tuple):
             event(drawing.labels[target] if target in drawing.labels else _hole_label(target))

@@ -17,25 +17,12 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from gapstate.fuzzing.goals import (
-    AFTER,
-    AT,
-    AT_DUP,
-    BEFORE,
-    EPISODE,
-    KINDS,
-    SETTLED,
-    WRITTEN_OFF,
-    Goal,
-    Story,
-    Way,
-    retell,
-)
+from gapstate.fuzzing.goals import Goal, Story, Way, retell
 from gapstate.fuzzing.guide import Guide
-from gapstate.run.event import Event
+from gapstate.run.concrete import AFTER, AT, AT_DUP, BEFORE, KINDS, Concretizer
 from gapstate.run.machine import Status
 from gapstate.run.replayer import Session
-from gapstate.table.vocabulary import ENDINGS, PAYLOADS, SEEN, WRITE_OFFS
+from gapstate.table.vocabulary import PAYLOADS, SEEN
 
 BOOL = st.booleans()
 
@@ -97,12 +84,12 @@ def _positions(guide: Guide, pool: tuple[Any, ...]) -> tuple[tuple[Any, ...], tu
 class Walk:
     """A trace being drawn: the session so far, the target it heads for, the targets and goals it has hit."""
 
-    __slots__ = ("session", "guide", "pool", "kinds", "endings", "target", "hit", "stopped", "t", "fed",
-                 "goals", "goal_walk", "plan", "story", "ids", "dup_at")
+    __slots__ = ("concrete", "guide", "pool", "kinds", "endings", "target", "hit", "stopped",
+                 "goals", "goal_walk", "plan", "story")
 
     def __init__(self, session: Session, guide: Guide, pool: tuple[Any, ...], goals: tuple[Goal, ...] = (),
                  goal_walk: bool = False):
-        self.session = session
+        self.concrete = Concretizer(session)  # the session, the time, the ids given and their kinds
         self.guide = guide
         self.pool = pool  # the targets this walk heads for, in table order
         self.kinds = _positions(guide, pool)
@@ -110,38 +97,31 @@ class Walk:
         self.target: Any = None  # a row's line, a hole, or a goal's name
         self.hit: set[Any] = set()
         self.stopped = False  # the last event fell into a hole of the table: nothing follows
-        self.t = 0  # the time of the last event
-        self.fed = 0  # events so far
         self.goals = {goal.name: goal for goal in goals}  # the boundary goals it may head for, by name
         self.goal_walk = goal_walk  # every target a goal (while one's plan fits), not one in four
         self.plan: list[Way] = []  # the rest of the way to the goal it heads for, its gadget included
         self.story = Story()  # what the goals read of the history: the kinds of id seen
-        self.ids: dict[str, str] = {}  # interval id -> its kind (goals.KINDS)
-        self.dup_at: int | None = None  # the time of the last repeated notice
 
-    def feed(self, item: dict[str, Any], t: int) -> dict[str, Any]:
-        """Replay the drawn event (its time filled in) and note the target it hit and the story it tells."""
-        session = self.session
-        state = session.config.state
-        self.fed += 1
+    @property
+    def session(self) -> Session:
+        session = self.concrete.session
+        assert session is not None, "a walk replays as it is drawn"
+        return session
+
+    def feed(self, item: dict[str, Any]) -> dict[str, Any]:
+        """Replay the drawn event (no `t`: the previous event's time) and note the target it hit and the story it tells."""
+        state = self.session.config.state
         name = item["event"]
-        repeated = name == "loss_voiced" and item.get("id") in self.ids
-        outcome = session.feed(Event(**{**item, "t": t}))
+        repeated = self.concrete.repeats(item)
+        outcome = self.concrete.feed(item)
+        assert outcome is not None
         if outcome.status is not Status.OK:  # a hole in the table: no configuration follows
             self.hit.add((state, name))
             self.stopped = True
             return item
         assert outcome.row is not None, "a step taken names its row"
         self.hit.add(outcome.row.line)
-        if name == "loss_voiced":
-            if repeated:
-                self.dup_at = t
-            else:
-                self.ids[item["id"]] = EPISODE
         self.story = retell(self.story, Way(name, repeated), outcome.actions)
-        if ENDINGS.intersection(outcome.actions):
-            kind = WRITTEN_OFF if WRITE_OFFS.intersection(outcome.actions) else SETTLED
-            self.ids.update((i, kind) for i, k in self.ids.items() if k == EPISODE)
         return item
 
     def choose(self, draw: st.DrawFn, unhit: bool) -> Any:
@@ -200,7 +180,7 @@ class Walk:
             return None
         way = self.plan[0]
         outcome = self.guide.machine.step(self.session.config, way.event, way.choice)
-        fits = outcome.status is Status.OK and not (way.how in KINDS and way.how not in self.ids.values())
+        fits = outcome.status is Status.OK and not (way.how in KINDS and way.how not in self.concrete.kinds.values())
         if not fits:
             self.plan = []
             return None
@@ -212,8 +192,9 @@ class Walk:
     def speech(self, draw: st.DrawFn, how: str, choice: bool, t: int) -> int:
         """An evidence turn's speech_start for a planned step: at the boundary it names, else drawn as `realize` says."""
         horizon = self.session.horizon()
-        if how == AT_DUP and self.dup_at is not None:
-            return self.dup_at
+        dup_at = self.concrete.dup_at
+        if how == AT_DUP and dup_at is not None:
+            return dup_at
         if horizon is None:
             return draw(upto(t))
         if how in (BEFORE, AT, AFTER):
@@ -222,7 +203,8 @@ class Walk:
 
     def repeated_id(self, draw: st.DrawFn, how: str) -> str:
         """The id a planned repeated notice names: one of the kind asked for, else any seen."""
-        ids = sorted(i for i, k in self.ids.items() if how not in KINDS or k == how) or sorted(self.ids)
+        given = self.concrete.kinds
+        ids = sorted(i for i, k in given.items() if how not in KINDS or k == how) or sorted(given)
         return ids[draw(upto(len(ids) - 1))]
 
 

@@ -31,7 +31,7 @@ import networkx as nx
 
 from gapstate.findings import Finding, RetryLoop, StuckGap
 from gapstate.proof.graph import Exploration
-from gapstate.proof.traces import concretize
+from gapstate.run.concrete import concretize
 from gapstate.table.bounds import BOUNDS
 from gapstate.table.model import Table
 from gapstate.table.rules import SEND

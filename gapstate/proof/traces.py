@@ -1,45 +1,12 @@
-"""Abstract steps as a replayable trace, and shortest traces kept as places in a walk's tree.
-
-The explorer's graph, a conformance tour and a shrunk fuzz run all end as
-traces a person pastes into `gapstate replay`; `concretize` is the one place
-that decides their ids and times.
+"""Shortest traces kept as places in a walk's tree, their events made (`run.concrete`) each time they are read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from gapstate.table.vocabulary import PAYLOADS, SEEN
-
-
-def concretize(steps: Iterable[tuple[str, bool]]) -> list[dict[str, Any]]:
-    """A replayable trace for abstract steps (event, value of the guard its payload sets).
-
-    Times advance 100 ms a step. A fresh SEEN value (an interval id) is a new
-    one and a repeated one the newest; an AFTER value (speech_start) whose
-    guard holds is 50 ms before its own time, so after every earlier event,
-    and otherwise 0, after nothing.
-    """
-    trace: list[dict[str, Any]] = []
-    append = trace.append
-    issued = 0
-    t = 0
-    for event, choice in steps:
-        t += 100
-        payload = _PAYLOAD_FIELDS.get(event)
-        if payload is None:
-            append({"event": event, "t": t})
-        elif payload[1]:  # SEEN: an interval id
-            if not choice:
-                issued += 1
-            append({"event": event, "t": t, payload[0]: f"iv-{issued or 1}"})
-        else:
-            append({"event": event, "t": t, payload[0]: t - 50 if choice else 0})
-    return trace
-
-
-_PAYLOAD_FIELDS = {event: (payload.field, payload.reads == SEEN) for event, payload in PAYLOADS.items()}
+from gapstate.run.concrete import concretize
 
 
 class Trace(Sequence[dict[str, Any]]):

@@ -4,7 +4,7 @@ msgspec decodes the lines straight into `Event`, a typed struct that forbids
 unknown fields, and a whole chunk of lines in one call (see `Events`). The
 reader yields events as it goes and never holds the file. Only what
 reads traces imports this module: `check` writes its traces with
-`proof.traces.concretize` and reads none. The event and its one check are
+`run.concrete.concretize` and reads none. The event and its one check are
 `run.event`; reading whole lines within a bound is `run.lines`; what is
 wrong with a line, in the trace's words, is `run.malformed`.
 """
