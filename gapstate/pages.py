@@ -26,6 +26,7 @@ PAGES = {
     "conform": "conformance",
     "diff": "diff",
     "init": "ci",
+    "gen": "gen",
 }
 SHARED = "cli"
 FINDINGS = "findings"

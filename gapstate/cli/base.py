@@ -256,6 +256,7 @@ COMMANDS = {
     "vectors": "testing",
     "conform": "testing",
     "init": "init",
+    "gen": "gen",
 }
 
 

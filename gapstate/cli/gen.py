@@ -1,0 +1,271 @@
+"""`gapstate gen`: write a decider that is the table (a Rust crate, a Python module), and prove one is (`--verify`)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from gapstate import __version__
+from gapstate.cli.base import (
+    FORMAT,
+    SPEC,
+    Documented,
+    main,
+    read_spec_bytes,
+    reports_errors,
+)
+from gapstate.cli.output import say, summarize
+from gapstate.errors import GapstateError
+
+VERIFY_TIMEOUT = 120.0  # seconds the decider may take to answer every case
+BUILD_TIMEOUT = 600.0  # seconds cargo may take to build the crate
+
+
+class GenGroup(click.Group):
+    """`gen` and its two targets; `gen --verify PATH` runs without one. Help names docs/gen.md."""
+
+    command_class = Documented
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from gapstate import pages
+
+        self.epilog = self.epilog or pages.epilog("gen")
+        super().format_epilog(ctx, formatter)
+
+
+@main.group(cls=GenGroup, invoke_without_command=True)
+@click.option("--verify", "verify_path", metavar="PATH", default=None,
+              help="Prove the decider at PATH (a generated crate folder or Python module) is the table: exit 0 "
+              "when it answers as the table on every reachable configuration, event and payload valuation, 1 "
+              "with the first difference as a trace.")
+@SPEC
+@FORMAT
+@click.pass_context
+@reports_errors
+def gen(ctx: click.Context, verify_path: str | None, spec_path: str | None, fmt: str) -> int | None:
+    """Generate a decider that is the table, or prove a generated one still is (--verify).
+
+    `gapstate gen python OUTFILE` writes one standard-library module;
+    `gapstate gen rust OUTDIR` a Cargo crate with no dependencies. Both carry
+    the spec's path and sha256, and run as `gapstate conform` adapters. A
+    table that does not check clean is refused (exit 1, its findings shown).
+    """
+    if ctx.invoked_subcommand is not None:
+        if verify_path is not None:
+            raise GapstateError("use --verify PATH alone, or a target (python, rust), not both")
+        return None
+    if verify_path is None:
+        say(ctx.get_help())
+        return 2
+    return _verify(verify_path, spec_path, fmt)
+
+
+def _target_command(target: str) -> Any:
+    @gen.command(name=target, cls=Documented, epilog=None)
+    @click.argument("out", metavar="OUTFILE" if target == "python" else "OUTDIR")
+    @SPEC
+    @click.pass_context
+    @reports_errors
+    def write(ctx: click.Context, out: str, spec_path: str | None) -> int:
+        spec_path = spec_path if spec_path is not None else ctx.parent.params.get("spec_path") if ctx.parent else None
+        return generate_target(target, out, spec_path)
+
+    write.__doc__ = (
+        "Write the table as one Python module (standard library only) to OUTFILE."
+        if target == "python"
+        else "Write the table as a Cargo crate (standard library only) into OUTDIR."
+    ) + "\n\n    See `gapstate gen --help` and docs/gen.md."
+    write.help = write.__doc__
+    from gapstate import pages
+
+    write.epilog = pages.epilog("gen")
+    return write
+
+
+def generate_target(target: str, out: str, spec_path: str | None) -> int:
+    """Check the spec, then write `target` at `out`; 1 (nothing written) when the table does not check clean."""
+    from gapstate.cli.base import choose_spec
+
+    choice = choose_spec(spec_path, "generates from")
+    spec, data = read_spec_bytes(choice)
+    unsound = _unsound(spec)
+    if unsound is not None:
+        from gapstate.cli.render.check import check_text
+
+        say(check_text(unsound))
+        summarize(f"gapstate gen {target}: {spec.path}: the table does not check clean "
+                  f"({len(unsound.findings)} finding{'s' if len(unsound.findings) != 1 else ''}); nothing written")
+        return 1
+    rows = write_generated(target, out, spec, data, choice.path, choice.bundled, spec_path)
+    import hashlib
+
+    summarize(f"gapstate gen {target}: {out}: {rows} rows of {spec.path} written "
+              f"(spec sha256 {hashlib.sha256(data).hexdigest()[:12]})")
+    return 0
+
+
+def _unsound(spec: Any) -> Any:
+    """The check result holding the findings that make the table unsound, or None when it checks clean.
+
+    A stale diagram says nothing of the table's behaviour, so it does not stop generation.
+    """
+    import dataclasses
+
+    from gapstate.cli.config import max_configurations
+    from gapstate.findings import StaleDiagram
+    from gapstate.proof.check import check as prove
+    from gapstate.proof.explore import MAX_CONFIGURATIONS
+
+    spec.require_steppable("generated")
+    limit = max_configurations(None)
+    result = prove(spec, None, MAX_CONFIGURATIONS if limit is None else limit)
+    findings = tuple(f for f in result.findings if not isinstance(f, StaleDiagram))
+    return dataclasses.replace(result, findings=findings) if findings else None
+
+
+def write_generated(target: str, out: str, spec: Any, data: bytes, spec_file: str, bundled: bool,
+                    named: str | None = None) -> int:
+    """Write `target`'s files at `out`, each atomically; the rows written. Refuses to overwrite what gapstate did not write."""
+    import hashlib
+
+    from gapstate.files.writer import write_atomically
+    from gapstate.gen.targets import PYTHON, generate
+    from gapstate.table.load import BUNDLED_NAME
+
+    folder = Path(out) if target != PYTHON else Path(out).parent
+    name = BUNDLED_NAME if bundled else spec_file if spec_file == "-" else os.path.relpath(os.path.abspath(spec_file), os.path.abspath(folder))
+    files = generate(target, spec, name.replace(os.sep, "/"), hashlib.sha256(data).hexdigest(), __version__, out, named)
+    _refuse_foreign(target, out)
+    for relative, text in files.items():
+        path = Path(out) / relative if relative else Path(out)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(path, text.encode("utf-8"), follow_links=False)
+    return len(spec.table.rows)
+
+
+def _refuse_foreign(target: str, out: str) -> None:
+    """GapstateError when `out` holds something gapstate did not generate: it is never overwritten."""
+    from gapstate.gen.targets import CRATE_STAMP, PYTHON
+
+    path = Path(out)
+    if target == PYTHON:
+        if path.exists() and (not path.is_file() or read_stamp(path) is None):
+            raise GapstateError("not a file gapstate generated: refusing to overwrite it (remove it, or choose another path)", file=out)
+        return
+    if path.exists() and not path.is_dir():
+        raise GapstateError("not a folder: a crate is written into a folder", file=out)
+    if path.is_dir() and any(path.iterdir()) and read_stamp(path / CRATE_STAMP) is None:
+        raise GapstateError(f"a folder that holds files but no crate gapstate generated ({CRATE_STAMP}): refusing to write into it", file=out)
+
+
+def read_stamp(path: Path) -> Any:
+    """The stamp of a generated file (its first few KiB are read), or None when it has none or cannot be read."""
+    from gapstate.gen.targets import STAMP_BYTES, stamp
+
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(STAMP_BYTES)
+    except OSError:
+        return None
+    return stamp(head.decode("utf-8", "replace"))
+
+
+for _name in ("python", "rust"):
+    _target_command(_name)
+
+
+# --verify ------------------------------------------------------------------------
+
+
+def _verify(path: str, spec_path: str | None, fmt: str) -> int:
+    import time
+
+    from gapstate.cli.base import choose_spec
+    from gapstate.cli.render import to_json, trace_lines
+    from gapstate.gen import verify
+    from gapstate.gen.targets import CRATE_STAMP, PYTHON, RUST, target_of
+    from gapstate.words import escape
+
+    started = time.perf_counter()
+    place = Path(path)
+    if not place.exists():
+        raise GapstateError("no such file or folder", file=path)
+    target = target_of(path, place.is_dir())
+    stamped = read_stamp(place / CRATE_STAMP if target == RUST else place)
+    if stamped is None:
+        raise GapstateError(f"not a decider gapstate generated (no stamp in {CRATE_STAMP if target == RUST else 'its header'})", file=path)
+    spec, data = read_spec_bytes(choose_spec(spec_path, "verifies against"))
+    spec.require_steppable("verified against")
+    import hashlib
+
+    if stamped.sha256 != hashlib.sha256(data).hexdigest():
+        say(f"gapstate: note: {escape(path)} was generated from another version of the spec than {escape(spec.path)}", err=True)
+    if target == PYTHON:
+        command = [sys.executable, str(place)]
+    else:
+        built = _build(place)
+        if isinstance(built, str):
+            say(f"{escape(path)}: the crate does not build:\n{escape_block(built)}")
+            summarize(f"gapstate gen --verify: {path}: does not compile (rustc: not the table)")
+            return 1
+        command = built
+    planned, configurations = verify.cases(spec)
+    output, stopped = verify.run(command, verify.messages(planned), VERIFY_TIMEOUT)
+    verdict = verify.compare(planned, output, configurations, stopped)
+    took = time.perf_counter() - started
+    if fmt == "json":
+        say(to_json({**verdict.to_dict(), "decider": path, "target": target, "spec": spec.path}))
+    elif verdict.disagreement is not None:
+        found = verdict.disagreement
+        say(f"disagrees at event {len(found.trace)} of this trace (for `gapstate replay`):")
+        say("\n".join(trace_lines(found.trace)))
+        say(f"  differs:  {', '.join(found.fields)}")
+        say(f"  expected: {escape(verify_shown(found.expected))}")
+        say(f"  actual:   {escape(verify_shown(found.actual))}")
+    if verdict.ok:
+        summarize(f"gapstate gen --verify: {path}: agrees with {spec.path}: {configurations} configurations, "
+                  f"{verdict.cases} cases (configuration, event, payload valuation), {verdict.answers} answers compared "
+                  f"in {took:.1f} s")
+        return 0
+    summarize(f"gapstate gen --verify: {path}: disagrees with {spec.path} after {verdict.answers} agreeing answers")
+    return 1
+
+
+def verify_shown(value: Any) -> str:
+    from gapstate.conformance.answers import shown
+
+    return shown(value) if len(str(value)) < 400 else str(value)[:400]
+
+
+def escape_block(text: str) -> str:
+    from gapstate.words import escape_lines
+
+    lines = text.strip().splitlines()
+    return escape_lines("\n".join("  " + line for line in lines[:40]))
+
+
+def _build(crate: Path) -> list[str] | str:
+    """Build the crate's binary (`cargo build --release --offline`): the command to run it, or cargo's errors."""
+    import shutil
+    import subprocess
+    import tomllib
+
+    cargo = shutil.which("cargo")
+    if cargo is None:
+        raise GapstateError("cargo is not on the PATH: the crate cannot be built to verify it", file=str(crate))
+    try:
+        name = tomllib.loads((crate / "Cargo.toml").read_text(encoding="utf-8"))["package"]["name"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise GapstateError("no usable Cargo.toml with a [package] name", file=str(crate)) from None
+    try:
+        done = subprocess.run([cargo, "build", "--release", "--offline", "--quiet"], cwd=crate,
+                              capture_output=True, timeout=BUILD_TIMEOUT, check=False)
+    except subprocess.TimeoutExpired:
+        raise GapstateError(f"cargo build did not finish within {BUILD_TIMEOUT:g} s", file=str(crate)) from None
+    if done.returncode != 0:
+        return done.stderr.decode("utf-8", "replace")
+    return [str(crate / "target" / "release" / str(name))]

@@ -1,0 +1,76 @@
+"""The `gen` command group: writing a decider, refusing an unsound table or a file not its own, --verify."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .support import SPEC_PATH, run, variant
+
+
+def test_gen_python_writes_a_stamped_module_and_says_so(tmp_path):
+    out = tmp_path / "decider.py"
+    result = run("gen", "python", str(out), "--spec", str(SPEC_PATH))
+    assert result.exit_code == 0, result.output
+    assert "67 rows of" in result.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "gapstate-generated: target=python" in text and f"--spec {SPEC_PATH}" in text
+
+
+def test_a_table_that_does_not_check_clean_is_refused_and_nothing_written(tmp_path):
+    spec = tmp_path / "broken.md"
+    spec.write_text(variant("OPEN | floor_released | busy | DUE | defer_no_interrupt",
+                            "OPEN | floor_released | busy | SENDING | send_request"), encoding="utf-8")
+    out = tmp_path / "decider.py"
+    result = run("gen", "python", str(out), "--spec", str(spec))
+    assert result.exit_code == 1
+    assert "rule: send-while-busy" in result.stdout and "does not check clean" in result.stderr
+    assert not out.exists()
+
+
+def test_a_file_gapstate_did_not_write_is_never_overwritten(tmp_path):
+    out = tmp_path / "mine.py"
+    out.write_text("print('mine')\n", encoding="utf-8")
+    result = run("gen", "python", str(out), "--spec", str(SPEC_PATH))
+    assert result.exit_code == 2 and "not a file gapstate generated" in result.stderr
+    assert out.read_text(encoding="utf-8") == "print('mine')\n"
+    folder = tmp_path / "crate"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("x", encoding="utf-8")
+    assert run("gen", "rust", str(folder), "--spec", str(SPEC_PATH)).exit_code == 2
+
+
+def test_verify_needs_a_generated_decider(tmp_path):
+    other = tmp_path / "other.py"
+    other.write_text("x = 1\n", encoding="utf-8")
+    result = run("gen", "--verify", str(other), "--spec", str(SPEC_PATH))
+    assert result.exit_code == 2 and "not a decider gapstate generated" in result.stderr
+    assert run("gen", "--verify", str(tmp_path / "missing.py")).exit_code == 2
+
+
+def test_gen_alone_shows_its_help_naming_the_page():
+    result = run("gen")
+    assert result.exit_code == 2 and "docs/gen.md" in result.stdout
+    assert "docs/gen.md" in run("gen", "rust", "--help").stdout
+
+
+@pytest.mark.slow
+def test_verify_of_a_fresh_module_agrees_and_says_how_much_it_compared(tmp_path):
+    out = tmp_path / "decider.py"
+    run("gen", "python", str(out), "--spec", str(SPEC_PATH))
+    result = run("gen", "--verify", str(out), "--spec", str(SPEC_PATH), "--format", "json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert (document["ok"], document["configurations"], document["cases"]) == (True, 284, 5060)
+    assert "284 configurations" in result.stderr
+
+
+@pytest.mark.slow
+def test_conform_drives_the_generated_module(tmp_path):
+    import sys
+
+    out = tmp_path / "decider.py"
+    run("gen", "python", str(out), "--spec", str(SPEC_PATH))
+    result = run("conform", "--spec", str(SPEC_PATH), "--examples", "20", "--", sys.executable, str(out))
+    assert result.exit_code == 0, result.output
