@@ -5,7 +5,7 @@ from __future__ import annotations
 from gapstate.gen.decider import Assign, header, plan
 
 from .gen_support import SHA, SPEC
-from .support import line_of, SPEC_TEXT
+from .support import SPEC_TEXT, line_of
 
 PLAN = plan(SPEC.table, "spec/gap-state.md", SHA, "9.9")
 
