@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import keyword
 
-from gapstate.gen.decider import AFTER, BELOW_CAP, FLAG, SEEN, Plan, RowPlan
+from gapstate.gen.decider import BELOW_CAP, FLAG, Plan, RowPlan
+from gapstate.table.vocabulary import AFTER, SEEN
 from gapstate.words import escape
 
 TARGET = "python"
