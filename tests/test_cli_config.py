@@ -404,6 +404,7 @@ def _spec_commands(folder):
         "graph": ["graph"],
         "vectors": ["vectors", str(folder / "out")],
         "conform": ["conform", "--replay", str(trace), "--", sys.executable, str(ROOM_LOOP)],
+        "gen": ["gen", "python", str(folder / "decider.py")],
     }
 
 

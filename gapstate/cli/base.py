@@ -47,7 +47,8 @@ def _spec_options() -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     )
 
     def remember(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
-        ctx.meta[_REQUIRED] = value
+        # given to a group (`gen --require-spec python ...`), its subcommand's default does not undo it
+        ctx.meta[_REQUIRED] = value or ctx.meta.get(_REQUIRED, False)
         return value
 
     require = click.option(

@@ -20,6 +20,7 @@ from gapstate.cli.base import (
 )
 from gapstate.cli.output import say, summarize
 from gapstate.errors import GapstateError
+from gapstate.words import plural
 
 VERIFY_TIMEOUT = 120.0  # seconds the decider may take to answer every case
 BUILD_TIMEOUT = 600.0  # seconds cargo may take to build the crate
@@ -97,13 +98,13 @@ def generate_target(target: str, out: str, spec_path: str | None) -> int:
         from gapstate.cli.render.check import check_text
 
         say(check_text(unsound))
-        summarize(f"gapstate gen {target}: {spec.path}: the table does not check clean "
-                  f"({len(unsound.findings)} finding{'s' if len(unsound.findings) != 1 else ''}); nothing written")
+        summarize(f"gapstate gen: {spec.path}: the table does not check clean "
+                  f"({plural(len(unsound.findings), 'finding')}); no {target} decider written")
         return 1
     rows = write_generated(target, out, spec, data, choice.path, choice.bundled, spec_path)
     import hashlib
 
-    summarize(f"gapstate gen {target}: {out}: {rows} rows of {spec.path} written "
+    summarize(f"gapstate gen: {spec.path}: {target} decider written to {out}: {rows} rows "
               f"(spec sha256 {hashlib.sha256(data).hexdigest()[:12]})")
     return 0
 
@@ -210,7 +211,7 @@ def _verify(path: str, spec_path: str | None, fmt: str) -> int:
         built = _build(place)
         if isinstance(built, str):
             say(f"{escape(path)}: the crate does not build:\n{escape_block(built)}")
-            summarize(f"gapstate gen --verify: {path}: does not compile (rustc: not the table)")
+            summarize(f"gapstate gen: {spec.path}: {path} does not compile, so it is not the table")
             return 1
         command = built
     planned, configurations = verify.cases(spec)
@@ -227,11 +228,11 @@ def _verify(path: str, spec_path: str | None, fmt: str) -> int:
         say(f"  expected: {escape(verify_shown(found.expected))}")
         say(f"  actual:   {escape(verify_shown(found.actual))}")
     if verdict.ok:
-        summarize(f"gapstate gen --verify: {path}: agrees with {spec.path}: {configurations} configurations, "
+        summarize(f"gapstate gen: {spec.path}: {path} agrees with the table: {configurations} configurations, "
                   f"{verdict.cases} cases (configuration, event, payload valuation), {verdict.answers} answers compared "
                   f"in {took:.1f} s")
         return 0
-    summarize(f"gapstate gen --verify: {path}: disagrees with {spec.path} after {verdict.answers} agreeing answers")
+    summarize(f"gapstate gen: {spec.path}: {path} disagrees with the table after {verdict.answers - 1} agreeing answers")
     return 1
 
 
