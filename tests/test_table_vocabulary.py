@@ -60,3 +60,22 @@ def test_the_configuration_is_the_state_the_counters_and_the_flags():
 
 def test_one_action_refuses_its_event():
     assert [name for name, action in ACTIONS.items() if action.refuses] == [INVALID]
+
+
+def test_a_derived_guards_form_says_what_its_function_computes():
+    """The generators spell `form`, the interpreter calls `derive`: on every flag and counter value they agree."""
+    from itertools import product
+
+    from gapstate.table.vocabulary import BELOW_CAP, FLAG
+
+    caps = {"session_requests": 2, "episode_attempts": 1}
+    for flags in product((False, True), repeat=len(FLAGS)):
+        for counts in product(range(3), repeat=len(COUNTERS)):
+            config = Config("CLEAR", *counts, *flags)
+            for name, guard in GUARDS.items():
+                if guard.derive is None:
+                    assert guard.form is None, name
+                    continue
+                how, what = guard.form
+                expected = getattr(config, what) if how == FLAG else getattr(config, what) < caps[what]
+                assert how in (FLAG, BELOW_CAP) and guard.derive(config, caps) == expected, name

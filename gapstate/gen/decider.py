@@ -18,6 +18,7 @@ from gapstate.table.model import ANY_STATE, Table
 from gapstate.table.vocabulary import (
     ACTIONS,
     AFTER,
+    CHOICE_OF,
     COMMITS,
     COUNTERS,
     EVENTS,
@@ -28,21 +29,6 @@ from gapstate.table.vocabulary import (
     SEEN,
     action,
 )
-
-# How each derived guard is read from the configuration, in the few forms a
-# generator knows how to spell: a flag as it stands once the event's `sets` are
-# applied, or a counter below its cap. The payload guards are the vocabulary's
-# own (SEEN: the id was given before this session; AFTER: the time is strictly
-# after the horizon). A guard added to the vocabulary must be added here.
-FLAG = "flag"
-BELOW_CAP = "below_cap"
-DERIVED = {
-    "busy": (FLAG, "busy"),
-    "candidate_active": (FLAG, "candidate_active"),
-    "budget_left": (BELOW_CAP, "session_requests"),
-    "attempts_left": (BELOW_CAP, "episode_attempts"),
-    "late_loss": (FLAG, "late_loss"),
-}
 
 
 class GuardPlan(NamedTuple):
@@ -114,14 +100,13 @@ def _value(value: object) -> bool | int:
 
 def plan(table: Table, spec: str, sha256: str, version: str) -> Plan:
     """The decider the table is, for a table that checks clean (one row per valuation, every name known)."""
-    assert set(GUARDS) == set(DERIVED) | {name for name, g in GUARDS.items() if g.payload}, "every guard has a plan"
     guards = []
     for name, guard in GUARDS.items():
         if guard.payload is not None:
             guards.append(GuardPlan(name, guard.payload.reads, guard.payload.field, guard.payload.event))
         else:
-            how, what = DERIVED[name]
-            guards.append(GuardPlan(name, how, what, None))
+            assert guard.form is not None, f"the vocabulary says how a generator reads {name}"
+            guards.append(GuardPlan(name, *guard.form, None))
     (seen_event,) = [e for e, p in PAYLOADS.items() if p.reads == SEEN]
     (after_event,) = [e for e, p in PAYLOADS.items() if p.reads == AFTER]
     order = {name: i for i, name in enumerate(GUARDS)}
@@ -134,8 +119,7 @@ def plan(table: Table, spec: str, sha256: str, version: str) -> Plan:
             found = action(name)
             assigns += [Assign(f, d, add=True) for f, d in found.add.items()]
             assigns += [Assign(f, _value(v)) for f, v in found.sets.items()]
-        seen_guard = PAYLOADS[seen_event]
-        named = dict(literals).get(next(g for g, p in GUARDS.items() if p.payload is seen_guard))
+        named = dict(literals).get(CHOICE_OF[seen_event])
         remembers = "never" if row.event != seen_event or named is True else "always" if named is False else "unless_seen"
         rows.append(RowPlan(
             line=row.line,

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import keyword
 
-from gapstate.gen.decider import BELOW_CAP, FLAG, Plan, RowPlan
-from gapstate.table.vocabulary import AFTER, SEEN
+from gapstate.gen.decider import Plan, RowPlan
+from gapstate.table.vocabulary import AFTER, BELOW_CAP, FLAG, SEEN
 from gapstate.words import escape
 
 TARGET = "python"

@@ -17,8 +17,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from gapstate.gen.decider import BELOW_CAP, FLAG, Plan, RowPlan, header
-from gapstate.table.vocabulary import AFTER, SEEN
+from gapstate.gen.decider import Plan, RowPlan, header
+from gapstate.table.vocabulary import AFTER, BELOW_CAP, FLAG, SEEN
 from gapstate.words import escape
 
 TARGET = "rust"

@@ -182,17 +182,26 @@ class Payload(NamedTuple):
     possible: Callable[[Config], bool]
 
 
+# How a derived guard reads the configuration, for the generators (`gapstate.gen`), which spell it in
+# their language: a flag as it stands once the event's `sets` are applied, or a counter below its cap.
+FLAG = "flag"
+BELOW_CAP = "below_cap"
+
+
 class Guard(NamedTuple):
     """A guard: its meaning, true and false, and how it gets its value.
 
     A derived guard is a function of the configuration (after the event's
-    `sets`) and the caps; a chosen guard comes from its event's `payload`.
+    `sets`) and the caps, and `form` says the same in words a generator
+    spells: (FLAG, a flag) or (BELOW_CAP, a counter); a chosen guard comes
+    from its event's `payload`.
     """
 
     meaning: str
     false: str
     derive: Callable[[Config, dict[str, int]], bool] | None = None
     payload: Payload | None = None
+    form: tuple[str, str] | None = None
 
 
 GUARDS: dict[str, Guard] = {
@@ -201,26 +210,30 @@ GUARDS: dict[str, Guard] = {
         "the loss's interval id is new this session",
         payload=Payload("loss_voiced", "id", "the interval id", SEEN, lambda c: c.seen_any),
     ),
-    "busy": Guard("the interviewer is busy", "the interviewer is idle", lambda c, caps: c.busy),
+    "busy": Guard("the interviewer is busy", "the interviewer is idle", lambda c, caps: c.busy, form=(FLAG, "busy")),
     "candidate_active": Guard(
         "the candidate started speaking and has not released the floor",
         "the candidate is not holding the floor",
         lambda c, caps: c.candidate_active,
+        form=(FLAG, "candidate_active"),
     ),
     "budget_left": Guard(
         "session_requests is below its cap",
         "session_requests has reached its cap",
         lambda c, caps: c.session_requests < caps["session_requests"],
+        form=(BELOW_CAP, "session_requests"),
     ),
     "attempts_left": Guard(
         "episode_attempts is below its cap",
         "episode_attempts has reached its cap",
         lambda c, caps: c.episode_attempts < caps["episode_attempts"],
+        form=(BELOW_CAP, "episode_attempts"),
     ),
     "late_loss": Guard(
         "an unseen voiced loss arrived while the send was in flight",
         "no unseen voiced loss arrived while the send was in flight",
         lambda c, caps: c.late_loss,
+        form=(FLAG, "late_loss"),
     ),
     # Speech can always be placed after the last commit and loss, so the
     # guard can be true exactly when something was committed this session.
