@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 from gapstate.conformance.answers import differences, protocol_problem, table_answer
 from gapstate.errors import GapstateError
 from gapstate.proof.explore import explore
-from gapstate.proof.traces import concretize
+from gapstate.run.concrete import concretize
 from gapstate.run.replayer import Session, machine_for
 from gapstate.table.load import Spec
 from gapstate.table.vocabulary import AFTER, EVENTS, FLAGS, PAYLOADS, SEEN, Config
