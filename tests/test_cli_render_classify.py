@@ -6,7 +6,6 @@ import copy
 import json
 
 import gapstate
-from gapstate.attribution.repeats import classify_repeats
 from gapstate.cli.render.classify import (
     OVERFLOW_MARK,
     classify_lines,
@@ -17,7 +16,7 @@ from gapstate.cli.render.classify import (
     unjudgeable,
 )
 
-from .support import REPORT_EXAMPLE
+from .support import REPORT_EXAMPLE, classify_repeats
 
 EXAMPLE = json.loads(REPORT_EXAMPLE.read_text(encoding="utf-8"))
 

@@ -14,10 +14,9 @@ import pytest
 
 import gapstate
 from gapstate.attribution.conditions import ARM_VERDICTS, TURN_VERDICTS
-from gapstate.attribution.repeats import classify_repeats
 from gapstate.cli.render.heatmap import ARM_COLOURS, CELLS, COLOURS, LABEL, _short, grid, heatmap_svg
 
-from .support import REPORT_EXAMPLE
+from .support import REPORT_EXAMPLE, classify_repeats
 
 EXAMPLE = json.loads(REPORT_EXAMPLE.read_text(encoding="utf-8"))
 

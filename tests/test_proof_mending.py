@@ -33,7 +33,6 @@ def _plain_walk(machine, table, suspects, opened):
     from collections import deque
 
     from gapstate.run.machine import Status
-    from gapstate.table.model import Row
     from gapstate.table.vocabulary import ACTIONS, EVENTS
 
     actions = {r.actions for r in table.rows if not r.invalid} | {(n,) for n, a in ACTIONS.items() if a.add or a.sets}
@@ -58,8 +57,8 @@ def _plain_walk(machine, table, suspects, opened):
                     targets.append(outcome.config)
                 if suspect and opened:
                     for state in table.states:
-                        for acts in ((), *actions):
-                            targets.append(machine.step_as(config, event, Row(0, "*", event, (), state, acts, ())))
+                        for acts in ((), *actions):  # where a row to `state` doing `acts` would land, rules unchecked
+                            targets.append(machine.landing(machine.after_event(config, event), machine.effects(acts), state))
                 for target in targets:
                     if target not in seen:
                         seen.add(target)

@@ -23,8 +23,7 @@ from gapstate.attribution.conditions import (
     judge,
 )
 from gapstate.attribution.report import Report
-from gapstate.attribution.validation import Problem, unjudgeable, validate
-from gapstate.errors import GapstateError
+from gapstate.attribution.validation import Problem
 from gapstate.results import Result
 
 NOTE = (
@@ -165,20 +164,3 @@ def judge_repeats(reports: Sequence[tuple[str, Report]]) -> RepeatsResult:
     repeats = tuple(Repeat(name, judge(report)) for name, report in reports)
     order = [arm.name for arm in reports[0][1].arms]
     return RepeatsResult(repeats, _counted((r.result.verdict for r in repeats), OVERALL_VERDICTS), tally(repeats, order))
-
-
-def classify_repeats(reports: Sequence[tuple[str, Any]]) -> RepeatsResult:
-    """Validate (name, decoded report) pairs, check they repeat the first one's experiment, judge and count.
-
-    GapstateError, naming the report, for the first that cannot be judged or
-    is not a repeat; its `problems` hold the records, each with a JSON path.
-    """
-    if not reports:
-        raise GapstateError("classify needs at least one report")
-    models = [(name, validate(report, name)) for name, report in reports]
-    first_name, first = models[0]
-    for name, model in models[1:]:
-        found = differences(first, model, first_name)
-        if found:
-            raise unjudgeable(found, name)
-    return judge_repeats(models)

@@ -174,7 +174,6 @@ def _shows(goal: Goal, result: ReplayResult, start: int) -> bool:
 
 
 Node = tuple[Config, Story]
-Found = tuple[Goal, Node]
 
 
 class _Planner:

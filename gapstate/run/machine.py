@@ -199,14 +199,6 @@ class Machine:
         compiled = rows.get(tuple([values[n] for n in names]))
         return None if compiled is None else compiled.row
 
-    def step_as(self, before: Config, event: str, row: Row) -> Config:
-        """Where `row` would take the event from `before`, whatever the table matches there.
-
-        For asking what a missing or mistaken row could have done (see
-        `proof.mending`); no rule is checked.
-        """
-        return self.landing(self.after_event(before, event), _effects(row.actions), row.target(before.state))
-
     @staticmethod
     def after_event(before: Config, event: str) -> Config:
         """The configuration once the event's `sets` and `then` are applied, before any row's actions."""

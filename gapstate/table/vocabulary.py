@@ -345,8 +345,3 @@ def near_action(name: str, actions: Iterable[str]) -> str | None:
 ENDINGS = frozenset(name for name, a in ACTIONS.items() if a.ends_gap)
 WRITE_OFFS = frozenset(name for name, a in ACTIONS.items() if a.write_off)
 COMMITS = frozenset(name for name, a in ACTIONS.items() if a.commits)
-# The fields some event or action sets outright (the rest only ever add up).
-SETTABLE = frozenset(
-    {name for a in ACTIONS.values() for name in a.sets}
-    | {name for e in EVENTS.values() for name in (*e.sets, *e.then)}
-)
