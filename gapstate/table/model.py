@@ -9,6 +9,7 @@ to define, which shows in the start-up of every command.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import cached_property
 from heapq import merge
 from typing import NamedTuple
 
@@ -128,15 +129,22 @@ def initial_first(states: Iterable[str]) -> tuple[str, ...]:
     return (INITIAL, *(s for s in named if s != INITIAL)) if INITIAL in named else named
 
 
-class Table(NamedTuple):
-    """Everything the fenced block says, in source order."""
-
+class _TableFields(NamedTuple):
     header_line: int
     rows: tuple[Row, ...]
     caps: tuple[Cap, ...]
     allowances: tuple[Allowance, ...]
     states: tuple[str, ...]  # the initial state first, then in the order the STATE column first names them
     labels: tuple[Label, ...] = ()
+
+
+class Table(_TableFields):
+    """Everything the fenced block says, in source order.
+
+    A subclass of the fields' NamedTuple so that it has an instance dict: the
+    rows by (STATE column, event) are built on first use and kept on the
+    table itself. `_replace` makes a new table, which builds its own.
+    """
 
     @classmethod
     def build(cls, header_line: int, rows: tuple[Row, ...], caps: tuple[Cap, ...], allowances: tuple[Allowance, ...], labels: tuple[Label, ...] = ()) -> Table:
@@ -153,7 +161,7 @@ class Table(NamedTuple):
 
     def rows_for(self, state: str, event: str) -> tuple[Row, ...]:
         """The rows that apply to `event` in `state` (its own and the `*` ones), in line order."""
-        index = _index(self)
+        index = self._by_cell
         own, every = index.get((state, event), ()), index.get((ANY_STATE, event), ())
         if not own or not every or state == ANY_STATE:
             return own or every
@@ -161,24 +169,12 @@ class Table(NamedTuple):
 
     def rows_written(self, state: str, event: str) -> tuple[Row, ...]:
         """The rows whose STATE column is exactly `state` (`*` for the wildcard ones), for `event`."""
-        return _index(self).get((state, event), ())
+        return self._by_cell.get((state, event), ())
 
-
-# The rows of each table by (STATE column, event), built on first use. A
-# Table is an immutable tuple and cannot carry it; keyed by identity (the
-# entry keeps its table alive, so an id is never reused while it is here),
-# because hashing a big table's rows on every lookup would cost what the
-# index saves. A few tables at a time: a diff holds two.
-_INDEXES: dict[int, tuple[Table, dict[tuple[str, str], tuple[Row, ...]]]] = {}
-
-
-def _index(table: Table) -> dict[tuple[str, str], tuple[Row, ...]]:
-    entry = _INDEXES.get(id(table))
-    if entry is None or entry[0] is not table:
+    @cached_property
+    def _by_cell(self) -> dict[tuple[str, str], tuple[Row, ...]]:
+        """The rows by (STATE column, event), in line order."""
         grouped: dict[tuple[str, str], list[Row]] = {}
-        for row in table.rows:
+        for row in self.rows:
             grouped.setdefault((row.state, row.event), []).append(row)
-        if len(_INDEXES) >= 8:
-            del _INDEXES[next(iter(_INDEXES))]
-        entry = _INDEXES[id(table)] = (table, {key: tuple(rows) for key, rows in grouped.items()})
-    return entry[1]
+        return {key: tuple(rows) for key, rows in grouped.items()}
