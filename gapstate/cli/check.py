@@ -13,11 +13,10 @@ from gapstate.cli.base import (
     choose_spec,
     format_option,
     main,
-    read_spec,
     read_spec_bytes,
     reports_errors,
 )
-from gapstate.cli.output import say, say_json, summarize
+from gapstate.cli.output import escape, say, say_json, summarize
 from gapstate.errors import GapstateError
 from gapstate.version import __version__
 
@@ -46,7 +45,8 @@ from gapstate.version import __version__
 @click.option(
     "--fix",
     is_flag=True,
-    help="Mend what can be mended mechanically (a stale marked diagram block: redrawn in place), "
+    help="Mend what can be mended mechanically (a stale marked diagram block: redrawn in place; a stale "
+    "file of the generated setting: written again by `gapstate gen`, when the table checks clean), "
     "say what changed on stderr, then report what is left.",
 )
 @click.option(
@@ -98,8 +98,9 @@ def check(
         spec, read = read_spec_bytes(choice)
         result = explored(spec)
         if fix and _mend(choice, spec, result, read):
-            result = explored(read_spec(choice))
-        return result
+            spec, read = read_spec_bytes(choice)
+            result = explored(spec)
+        return _with_generated(choice, spec, read, result, fix)
 
     given = ([spec_path] if spec_path is not None else []) + list(paths)
     # Nothing named and nothing configured: a green run would prove only the example (said, or refused).
@@ -165,6 +166,28 @@ def check(
             say("\n".join(filter(None, texts)))
     summarize(check_summary([(c.bundled, o) for c, o in checked]))
     return worst
+
+
+def _with_generated(choice: Any, spec: Any, read: bytes, result: Any, fix: bool) -> Any:
+    """The result with a `stale_generated` finding for each file of the `generated` setting made from
+    another version of the spec; with --fix, those files written again first, when the table checks clean."""
+    import dataclasses
+
+    from gapstate.cli.generated import generated_findings, regenerate
+
+    stale = generated_findings(choice, spec, read)
+    if fix and stale:
+        if result.findings:
+            say(f"gapstate check --fix: {escape(choice.path)}: generated files not regenerated: the table does not "
+                "check clean", err=True)
+        else:
+            for path in regenerate(choice, spec, read, stale):
+                say(f"gapstate check --fix: {escape(path)}: regenerated", err=True)
+            stale = generated_findings(choice, spec, read)
+    if not stale:
+        return result
+    findings = tuple(sorted((*result.findings, *stale), key=lambda f: f.sort_key))
+    return dataclasses.replace(result, findings=findings)
 
 
 def _mend(choice: Any, spec: Any, result: Any, read: bytes) -> bool:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from gapstate import __version__
 from gapstate.cli.base import (
     FORMAT,
     SPEC,
@@ -18,6 +16,7 @@ from gapstate.cli.base import (
     read_spec_bytes,
     reports_errors,
 )
+from gapstate.cli.generated import read_stamp, unsound_result, write_generated
 from gapstate.cli.output import say, summarize
 from gapstate.errors import GapstateError
 from gapstate.words import plural
@@ -93,7 +92,7 @@ def generate_target(target: str, out: str, spec_path: str | None) -> int:
 
     choice = choose_spec(spec_path, "generates from")
     spec, data = read_spec_bytes(choice)
-    unsound = _unsound(spec)
+    unsound = unsound_result(spec)
     if unsound is not None:
         from gapstate.cli.render.check import check_text
 
@@ -107,72 +106,6 @@ def generate_target(target: str, out: str, spec_path: str | None) -> int:
     summarize(f"gapstate gen: {spec.path}: {target} decider written to {out}: {rows} rows "
               f"(spec sha256 {hashlib.sha256(data).hexdigest()[:12]})")
     return 0
-
-
-def _unsound(spec: Any) -> Any:
-    """The check result holding the findings that make the table unsound, or None when it checks clean.
-
-    A stale diagram says nothing of the table's behaviour, so it does not stop generation.
-    """
-    import dataclasses
-
-    from gapstate.cli.config import max_configurations
-    from gapstate.findings import StaleDiagram
-    from gapstate.proof.check import check as prove
-    from gapstate.proof.explore import MAX_CONFIGURATIONS
-
-    spec.require_steppable("generated")
-    limit = max_configurations(None)
-    result = prove(spec, None, MAX_CONFIGURATIONS if limit is None else limit)
-    findings = tuple(f for f in result.findings if not isinstance(f, StaleDiagram))
-    return dataclasses.replace(result, findings=findings) if findings else None
-
-
-def write_generated(target: str, out: str, spec: Any, data: bytes, spec_file: str, bundled: bool,
-                    named: str | None = None) -> int:
-    """Write `target`'s files at `out`, each atomically; the rows written. Refuses to overwrite what gapstate did not write."""
-    import hashlib
-
-    from gapstate.files.writer import write_atomically
-    from gapstate.gen.targets import PYTHON, generate
-    from gapstate.table.load import BUNDLED_NAME
-
-    folder = Path(out) if target != PYTHON else Path(out).parent
-    name = BUNDLED_NAME if bundled else spec_file if spec_file == "-" else os.path.relpath(os.path.abspath(spec_file), os.path.abspath(folder))
-    files = generate(target, spec, name.replace(os.sep, "/"), hashlib.sha256(data).hexdigest(), __version__, out, named)
-    _refuse_foreign(target, out)
-    for relative, text in files.items():
-        path = Path(out) / relative if relative else Path(out)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(path, text.encode("utf-8"), follow_links=False)
-    return len(spec.table.rows)
-
-
-def _refuse_foreign(target: str, out: str) -> None:
-    """GapstateError when `out` holds something gapstate did not generate: it is never overwritten."""
-    from gapstate.gen.targets import CRATE_STAMP, PYTHON
-
-    path = Path(out)
-    if target == PYTHON:
-        if path.exists() and (not path.is_file() or read_stamp(path) is None):
-            raise GapstateError("not a file gapstate generated: refusing to overwrite it (remove it, or choose another path)", file=out)
-        return
-    if path.exists() and not path.is_dir():
-        raise GapstateError("not a folder: a crate is written into a folder", file=out)
-    if path.is_dir() and any(path.iterdir()) and read_stamp(path / CRATE_STAMP) is None:
-        raise GapstateError(f"a folder that holds files but no crate gapstate generated ({CRATE_STAMP}): refusing to write into it", file=out)
-
-
-def read_stamp(path: Path) -> Any:
-    """The stamp of a generated file (its first few KiB are read), or None when it has none or cannot be read."""
-    from gapstate.gen.targets import STAMP_BYTES, stamp
-
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(STAMP_BYTES)
-    except OSError:
-        return None
-    return stamp(head.decode("utf-8", "replace"))
 
 
 for _name in ("python", "rust"):

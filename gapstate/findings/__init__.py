@@ -12,18 +12,20 @@ stale allowance, a parse error), the cause is a member of a small Enum whose
 value is the template; why a row never fires is a reason record
 (`NeverEntered`, `GuardsNeverHold`, `TakenEarlier`) the proof gives and
 the record puts into words. Frozen dataclasses compared by
-identity: defining the catalogue's thirteen costs about 7 ms, on the
+identity: defining the catalogue's records costs about 7 ms, on the
 path of every `gapstate check`.
 
 `record` holds what every finding is (`Finding`, `Cause`); the kinds are in
 `syntax` (the text and its names), `proof` (the table's behaviour),
-`progress` (gaps that cannot end, loops that send) and `diagram` (the
-marked diagram block). Import them from here.
+`progress` (gaps that cannot end, loops that send), `diagram` (the
+marked diagram block) and `generated` (a generated decider made from
+another version of the spec). Import them from here.
 """
 
 from __future__ import annotations
 
 from gapstate.findings.diagram import DiagramProblem, StaleDiagram
+from gapstate.findings.generated import GeneratedProblem, StaleGenerated
 from gapstate.findings.progress import RetryLoop, StuckGap
 from gapstate.findings.proof import (
     AllowanceProblem,
@@ -58,6 +60,7 @@ __all__ = [
     "Contradiction",
     "DiagramProblem",
     "Finding",
+    "GeneratedProblem",
     "GuardsNeverHold",
     "NeverEntered",
     "NeverFires",
@@ -68,6 +71,7 @@ __all__ = [
     "RuleBroken",
     "StaleAllowance",
     "StaleDiagram",
+    "StaleGenerated",
     "StuckGap",
     "TakenEarlier",
     "UnknownName",
@@ -88,5 +92,6 @@ CATALOGUE: tuple[type[Finding], ...] = (
     StuckGap,
     RetryLoop,
     StaleDiagram,
+    StaleGenerated,
 )
 KINDS: tuple[str, ...] = tuple(cls.kind for cls in CATALOGUE)
