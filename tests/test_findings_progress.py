@@ -16,11 +16,12 @@ def test_a_stuck_gap_names_the_state_it_is_trapped_in_and_its_trace():
 
 
 def test_a_retry_loop_gives_the_way_to_the_cycle_and_the_cycle():
-    finding = RetryLoop(196, 1, TRACE, CYCLE)
+    finding = RetryLoop(196, 1, TRACE, CYCLE, (196, 201))
     assert finding.message == ("sends on a cycle inside one gap, which can send forever "
-                               "(2 events, then 3 that repeat)")
+                               "(2 events, then 3 that repeat, through lines 196, 201)")
     document = finding.to_dict()
     assert document["trace"] == TRACE and document["cycle"] == CYCLE and document["kind"] == "retry_loop"
+    assert document["rows"] == [196, 201]
 
 
 def test_both_kinds_are_in_the_catalogue_after_the_rules():

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from gapstate.findings import Ambiguous, NotTotal
+from gapstate.findings import Ambiguous, NotTotal, RetryLoop
 
 from .support import SPEC_TEXT, check_text, line_of, variant, without_diagram
 
@@ -85,10 +85,10 @@ def _table(mistakes):
 
 
 def _at(finding, mistake) -> bool:
-    """Whether a root is at a mistake: at its row, an overlap of it, or the hole its row left."""
+    """Whether a root is at a mistake: at its row, an overlap of it, a loop through it, or the hole its row left."""
     line, _ = mistake
     row = ROWS[line]
-    if finding.line == line or (isinstance(finding, Ambiguous) and line in finding.rows):
+    if finding.line == line or (isinstance(finding, (Ambiguous, RetryLoop)) and line in finding.rows):
         return True
     return isinstance(finding, NotTotal) and finding.event == row.event and "*" in (finding.state, row.state) or (
         isinstance(finding, NotTotal) and finding.event == row.event and finding.state == row.state

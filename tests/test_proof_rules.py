@@ -62,12 +62,12 @@ def test_a_broken_rule_is_reported_with_a_trace_that_replays_to_it(rule):
             continue
         assert "another rule first" not in finding.message
         trace = finding.to_dict()["trace"]
-        result = gapstate.replay(spec, trace)
-        assert result.error is not None
-        assert result.error.kind == "rule"
-        assert result.error.index == len(trace) - 1
-        assert rule in result.error.message
-        assert result.steps[-1].row == finding.line
+        replayed = gapstate.replay(spec, trace)
+        assert replayed.error is not None
+        assert replayed.error.kind == "rule"
+        assert replayed.error.index == len(trace) - 1
+        assert rule in replayed.error.message
+        assert replayed.steps[-1].row == finding.line
     assert any(f.line == line_of(text, new) for f in findings)
 
 

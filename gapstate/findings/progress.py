@@ -44,14 +44,17 @@ class RetryLoop(Finding):
     """
 
     kind = "retry_loop"
-    template = "sends on a cycle inside one gap, which can send forever ({events}, then {cycle} that repeat)"
-    exported = ("trace", "cycle")
+    template = ("sends on a cycle inside one gap, which can send forever ({events}, then {cycle} that repeat, "
+                "through {rows})")
+    exported = ("trace", "cycle", "rows")
 
     trace: Sequence[dict[str, Any]] = field()
     cycle: Sequence[dict[str, Any]] = field()
+    rows: tuple[int, ...] = field()  # the lines of the rows whose steps make the cycle: the mistake is one of them
 
     def parts(self) -> dict[str, Any]:
-        return {"events": plural(len(self.trace), "event"), "cycle": len(self.cycle)}
+        return {"events": plural(len(self.trace), "event"), "cycle": len(self.cycle),
+                "rows": ("line " if len(self.rows) == 1 else "lines ") + ", ".join(map(str, self.rows))}
 
     def export(self) -> dict[str, Any]:
-        return {"trace": list(map(dict, self.trace)), "cycle": list(map(dict, self.cycle))}
+        return {"trace": list(map(dict, self.trace)), "cycle": list(map(dict, self.cycle)), "rows": list(self.rows)}

@@ -40,6 +40,7 @@ from gapstate.findings import (
     Contradiction,
     Finding,
     NotTotal,
+    RetryLoop,
     RuleBroken,
     StaleAllowance,
     Unreachable,
@@ -129,6 +130,12 @@ def attribute(found: list[Finding], table: Table, machine: Machine, exploration:
                         follows(finding, root)
                 elif isinstance(finding, StaleAllowance) and finding.row not in fired:
                     follows(finding, root)
+    # A loop that sends forever steps through every row of its cycle, so a root at one of them (a row that
+    # also breaks a rule, an overlap) is the likelier mistake: restoring it removes the cycle.
+    for loop in [f for f in findings if isinstance(f, RetryLoop) and f not in causes]:
+        on_cycle = [r for r in roots if r not in causes and not _rows_of(r).isdisjoint(loop.rows)]
+        if on_cycle:
+            follows(loop, on_cycle[0])
     # What no one root explains, that several together do: rows cut off, allowed rows that fire.
     standing = [r for r in roots if r not in causes]
     for left in [*cut_off, *(f for f in pending if isinstance(f, StaleAllowance))]:
@@ -168,6 +175,11 @@ def _together(
         if len(group) > 1 and gone([g for g in group if g is not root]):
             group.remove(root)
     return tuple(group)
+
+
+def _rows_of(finding: Finding) -> set[int]:
+    """The rows a finding is at: its line, and both rows of an overlap."""
+    return {finding.line, *finding.rows} if isinstance(finding, Ambiguous) else {finding.line}
 
 
 def _candidates(findings: list[Finding]) -> list[Finding]:

@@ -37,7 +37,7 @@ from gapstate.table.model import Table
 from gapstate.table.rules import SEND
 from gapstate.table.vocabulary import INITIAL, Config
 
-Move = tuple[str, bool, int]  # event, choice, row line
+Step = tuple[str, bool, int]  # event, choice, row line
 Steps = tuple[tuple[str, bool], ...]
 
 _SINK = -1  # every step that ends the gap, or leaves the explored range past a cap
@@ -62,6 +62,7 @@ class Loop:
     line: int
     steps: Steps
     cycle: Steps
+    rows: tuple[int, ...]  # the lines of the rows whose steps make the cycle, in line order
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ class Progress:
         found: list[Finding] = [StuckGap(s.line, 1, s.state, concretize(s.steps)) for s in self.stuck]
         for loop in self.loops:
             events = concretize((*loop.steps, *loop.cycle))  # the cycle goes on where the way there stops
-            found.append(RetryLoop(loop.line, 1, events[:len(loop.steps)], events[len(loop.steps):]))
+            found.append(RetryLoop(loop.line, 1, events[:len(loop.steps)], events[len(loop.steps):], loop.rows))
         return found
 
     def bound(self, name: str) -> Reached:
@@ -133,10 +134,10 @@ class _GapGraph:
                 value = cast(int, config[field])
                 if value > self._peaks[i][0]:
                     self._peaks[i] = (value, node)
-        moves: dict[tuple[int, int], Move] = {}  # the first step from one node to another
-        best: dict[tuple[int, int], list[tuple[int, Move]]] = {}  # per gap bound, the step that counts most
-        entries: list[tuple[int, Move, int]] = []  # steps that open a gap: (from, step, to)
-        endings: list[tuple[int, Move]] = []  # steps out of a gap that end the session and count something
+        moves: dict[tuple[int, int], Step] = {}  # the first step from one node to another
+        best: dict[tuple[int, int], list[tuple[int, Step]]] = {}  # per gap bound, the step that counts most
+        entries: list[tuple[int, Step, int]] = []  # steps that open a gap: (from, step, to)
+        endings: list[tuple[int, Step]] = []  # steps out of a gap that end the session and count something
         for node, steps in packed:
             if steps is None:
                 continue
@@ -175,18 +176,22 @@ class _GapGraph:
 
     def _within(self, start: int, end: int) -> list[tuple[str, bool]]:
         """A shortest way from one node to another of its component, along the component's own steps."""
+        return [step[:2] for step in self._cycle(start, end)]
+
+    def _cycle(self, start: int, end: int) -> list[Step]:
+        """The steps (rows included) of `_within`'s way."""
         if start == end:
             return []
         members = self._components[self._component[start]]
         path = nx.shortest_path(self._graph.subgraph(members), start, end)
-        return [self._moves[pair][:2] for pair in zip(path, path[1:], strict=False)]
+        return [self._moves[pair] for pair in zip(path, path[1:], strict=False)]
 
     @staticmethod
-    def _first_per_region(found: list[tuple[int, int, Move, int]]) -> list[tuple[int, int, Move, int]]:
+    def _first_per_region(found: list[tuple[int, int, Step, int]]) -> list[tuple[int, int, Step, int]]:
         """Of (region, from, step, to) in breadth-first order, the first of each region, leaving out a
         region any of whose rows an earlier one named: one mistake repeated at every value of a counter
         (a loop at each number of committed requests) is one finding, at the row reached first."""
-        regions: dict[int, list[tuple[int, int, Move, int]]] = {}
+        regions: dict[int, list[tuple[int, int, Step, int]]] = {}
         for item in found:
             regions.setdefault(item[0], []).append(item)
         named: set[int] = set()
@@ -221,8 +226,12 @@ class _GapGraph:
                         for (source, target), counted in self._best.items()
                         if counted[sends][0] and target != _SINK and component[source] == component[target]),
                        key=lambda f: self._order[f[1]])
-        return tuple(sorted((Loop(move[2], tuple(self._way(source)), (move[:2], *self._within(target, source)))
-                             for _, source, move, target in self._first_per_region(found)), key=lambda found: found.line))
+        loops = []
+        for _, source, move, target in self._first_per_region(found):
+            cycle = [move, *self._cycle(target, source)]
+            rows = tuple(sorted({line for _, _, line in cycle}))
+            loops.append(Loop(move[2], tuple(self._way(source)), tuple(step[:2] for step in cycle), rows))
+        return tuple(sorted(loops, key=lambda loop: loop.line))
 
     def bounds(self) -> tuple[Reached, ...]:
         reached = dict(zip((bound.name for bound in _GAP_BOUNDS), self._longest(), strict=True))
@@ -243,7 +252,7 @@ class _GapGraph:
         members: dict[int, list[int]] = {}
         for node in graph:
             members.setdefault(component[node], []).append(node)
-        tail: dict[int, list[tuple[int, Move | None]]] = {}  # node -> per bound, the session_end step counting most
+        tail: dict[int, list[tuple[int, Step | None]]] = {}  # node -> per bound, the session_end step counting most
         for node, move in self._endings:
             counted = tail.setdefault(node, [(0, None)] * width)
             for i, amount in enumerate(gains[move[2]]):
