@@ -53,6 +53,62 @@ def shell_word(text: str) -> str:
     return shlex.quote(text)
 
 
+def number(n: int) -> str:
+    """`n` in digits, or `a number of 5001 digits` when it has more than Python writes out (4,300)."""
+    try:
+        return str(n)
+    except ValueError:
+        size = abs(n)
+        digits = int((size.bit_length() - 1) * 0.30102999566398120) + 1  # never more than it has
+        while size >= 10**digits:
+            digits += 1
+        return many_digits(digits, n < 0)
+
+
+def many_digits(digits: int, negative: bool = False) -> str:
+    """A number too long to write out, by its length: `a number of 5001 digits`."""
+    return f"a {'negative ' if negative else ''}number of {digits} digits"
+
+
+def as_json(value: Any) -> str:
+    """`value` as JSON text, and when the standard encoder cannot write it, a sketch that never raises.
+
+    Values that come from outside (an adapter's answer, an event given to
+    the Python API) may hold a number past 4,300 digits, nesting deeper than
+    the encoder recurses, a key that is not a string, or a type JSON lacks:
+    the sketch writes such a number `<a number of N digits>`, any other
+    such value `<set>` (its type), and stops at 20 levels and 200 values.
+    """
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        budget = [200]
+        return _sketch(value, 0, budget)
+
+
+def _sketch(value: Any, depth: int, budget: list[int]) -> str:
+    budget[0] -= 1
+    if value is None or isinstance(value, (bool, float, str)):
+        return json.dumps(value)
+    if isinstance(value, int):
+        shown = number(value)
+        return shown if shown[-1].isdigit() else f"<{shown}>"
+    if isinstance(value, (list, tuple, dict)):
+        opening, closing = "{}" if isinstance(value, dict) else "[]"
+        if depth >= 20 or budget[0] <= 0:
+            return f"{opening}...{closing}"
+        parts = []
+        items = value.items() if isinstance(value, dict) else ((None, item) for item in value)
+        for key, item in items:
+            if budget[0] <= 0:
+                parts.append("...")
+                break
+            shown = _sketch(item, depth + 1, budget)
+            parts.append(f"{_sketch(key, depth + 1, budget)}: {shown}" if isinstance(value, dict) else shown)
+        return opening + ", ".join(parts) + closing
+    return f"<{type(value).__name__}>"
+
+
 def trace_lines(trace: Any) -> list[str]:
     """A trace as JSON Lines, the format `gapstate replay` reads."""
     return [json.dumps(event) for event in trace]

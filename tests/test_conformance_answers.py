@@ -59,8 +59,9 @@ def test_an_answer_that_is_not_an_object_is_named_by_its_json_kind(answer, kind)
     assert protocol_problem(answer) == f"an answer must be a JSON object, not {kind}"
 
 
-def test_an_answer_is_shown_as_its_json_cut_short_or_as_python_writes_what_json_cannot():
+def test_an_answer_is_shown_as_its_json_cut_short_or_sketched_where_json_cannot_write_it():
     assert shown({"state": "OPEN"}) == '{"state": "OPEN"}'
     long = shown({"state": "x" * 500})
     assert len(long) == 203 and long.endswith("...")
-    assert shown({1, 2}) == "{1, 2}"
+    assert shown({1, 2}) == "<set>"
+    assert shown({"refused": 10**5000}) == '{"refused": <a number of 5001 digits>}'  # repr raised ValueError

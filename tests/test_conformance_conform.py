@@ -392,3 +392,49 @@ def test_conform_in_process_puts_the_callers_sigterm_handler_back(tmp_path):
         assert (document["vectors"], document["traces"], document["events"]) == (1, 0, 2)
     finally:
         signal.signal(signal.SIGTERM, before)
+
+
+def _nested(depth: int, inner: object) -> object:
+    for _ in range(depth):
+        inner = [inner]
+    return inner
+
+
+DEEP = _nested(100_000, [])
+LONG = 10**5000
+COUNTED = {"state": "CLEAR", "actions": ["noop"], "counters": {"session_requests": LONG, "episode_attempts": 0}}
+HOSTILE = [
+    (LONG, "must be a JSON object, not a number: <a number of 5001 digits>"),
+    ({"refused": LONG}, "not <a number of 5001 digits>"),
+    ({"refused": DEEP}, "not [[[[[[[[[[[[[[[[[[[["),
+    ({"state": LONG, "actions": []}, '{"state": <a number of 5001 digits>, "actions": []}'),
+    ({"state": "OPEN", "actions": DEEP}, "'actions' must be a list of strings"),
+    (DEEP, "must be a JSON object, not an array"),
+    ({"state": b"\xff", "actions": []}, '{"state": <bytes>, "actions": []}'),
+    (COUNTED, '"counters": {"session_requests": <a number of 5001 digits>, "episode_attempts": 0}'),
+    ({"state": "OPEN", "actions": [], "mine": LONG}, '"mine": <a number of 5001 digits>'),
+    ({"state": "OPEN", "actions": [], "mine": DEEP}, '"mine": [[[[[[[[[[[[[[[[[[[[...]]]]]]]]]]]]]]]]]]]]'),
+    ({"state": "OPEN", "actions": [], (1, 2): {3}}, "[1, 2]: <set>"),
+    ({"state": "\udcff", "actions": []}, '"state": "\\udcff"'),
+]
+
+
+@pytest.mark.parametrize("answer, words", HOSTILE, ids=[f"hostile-{n}" for n in range(len(HOSTILE))])
+def test_whatever_an_implementation_answers_conform_and_its_report_raise_only_the_documented_error(answer, words):
+    """A number past 4,300 digits, nesting past the encoder's recursion, a key or type JSON lacks: named, never a crash."""
+
+    class Hostile:
+        def reset(self):
+            pass
+
+        def step(self, event):
+            return answer
+
+    try:
+        result = gapstate.conform(Hostile(), examples=0, duration=None)
+    except gapstate.GapstateError as error:
+        said = error.message
+    else:
+        assert not result.ok
+        said = gapstate.conform_report(result)
+    assert words in said

@@ -289,3 +289,24 @@ def test_a_child_that_diverges_then_exits_leaving_its_stdout_open_keeps_its_dive
         result = conform(gapstate.load_spec(), child, examples=5, duration=None)
     assert not result.ok
     assert result.divergence.actual["state"] == "NOWHERE" and result.divergence.index == 0
+
+
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        ('{"refused": 1' + "0" * 5000 + "}", "is not usable JSON: it holds a number of more than 4,300 digits"),
+        ('{"state": "OPEN", "actions": [], "counters": {"session_requests": 1e400, "episode_attempts": 0}}',
+         "is not usable JSON: 1e400 is past what a float holds"),
+        ('{"state": "OPEN", "actions": [], "x": NaN}', "is not usable JSON: NaN is not JSON"),
+        ("-Infinity", "is not usable JSON: -Infinity is not JSON"),
+        ('{"state": "\\377", "actions": []}', "is not UTF-8 text"),
+    ],
+    ids=["long-number", "past-a-float", "nan", "infinity", "not-utf8"],
+)
+def test_an_answer_json_cannot_hold_is_named_for_what_it_holds(answer, words):
+    # NaN and 1e400 (read as infinity) would be written back into `--format json` as no JSON parser reads it
+    command = ["sh", "-c", 'read l; echo "{}"; read l; printf "%b\\n" "$1"; sleep 60', "sh", answer]
+    with pytest.raises(Untestable) as caught:
+        with Child(command, timeout=60) as child:
+            conform(gapstate.load_spec(), child, examples=1, duration=None)
+    assert f'the answer to {{"event": "loss_silent", "t": 100}} {words}: ' in caught.value.message

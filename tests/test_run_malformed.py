@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
@@ -160,6 +159,23 @@ def test_a_field_given_twice_in_one_event_is_malformed(tmp_path, line, key, colu
     assert f"{path}:2:{column}: the field '{key}' appears twice in one event" in result.stderr
 
 
+@pytest.mark.parametrize("line, key, column", [
+    ('{"event": "x", "event": "busy_start"}', "event", 16),  # the decoder refuses the first name; json keeps the last
+    ('{"event": "busy_start", "event": "x"}', "event", 25),
+    ('{"event": "busy_strat", "t": 1, "t": 2}', "t", 33),
+])
+def test_a_field_given_twice_is_named_even_where_the_decoder_refuses_the_line(tmp_path, line, key, column):
+    path = write_trace(tmp_path, line)
+    result = replay(path)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-3] == f"gapstate: error: {path}:1:{column}: the field '{key}' appears twice in one event; give each field once"
+
+
+def test_a_key_of_a_nested_object_is_not_a_repeat_of_the_event_s(tmp_path):
+    path = write_trace(tmp_path, '{"event": "busy_start", "t": {"t": 1}}')
+    assert f"{path}:1:25: 't' must be a whole number of milliseconds, not an object" in replay(path).stderr
+
+
 def test_a_colon_inside_a_string_is_not_a_repeated_field(tmp_path):
     path = write_trace(tmp_path, '{"event": "loss_voiced", "t": 1, "id": "iv:1:2"}', '{"event": "busy_start"}')
     assert replay(path).exit_code == 0
@@ -183,10 +199,10 @@ def test_the_api_gives_no_file_hint_for_an_event_that_is_not_an_object():
     assert caught.value.message == "expected an event object, found a string"
 
 
-def test_a_time_of_5000_digits_is_a_malformed_line_not_a_crash(tmp_path):
-    result = replay(write_trace(tmp_path, GOOD, '{"event": "busy_start", "t": ' + "9" * 5000 + "}"))
+def test_a_number_of_5000_digits_is_a_malformed_line_not_a_crash(tmp_path):
+    result = replay(write_trace(tmp_path, GOOD, '{"event": "loss_voiced", "id": ' + "9" * 5000 + "}"))
     assert result.exit_code == 2 and "Traceback" not in result.output
-    assert ":2:30: a number too long to be read" in result.stderr
+    assert ":2:32: a number too long to be read" in result.stderr
 
 
 def test_two_events_on_one_line_are_refused_even_beside_a_blank_line(tmp_path):
@@ -200,15 +216,62 @@ LATEST = 2**63 - 1
 
 
 @pytest.mark.parametrize("field", ["t", "speech_start"])
-def test_a_time_past_the_latest_is_refused_with_one_message_from_a_file_and_the_api(tmp_path, field):
-    line = {"event": "evidence_turn", "t": 5, "speech_start": 5, field: LATEST + 1}
-    words = f"'{field}' is past the latest time a trace may give ({LATEST} ms): {LATEST + 1}"
-    result = replay(write_trace(tmp_path, json.dumps(line)))
-    assert result.exit_code == 2 and words in result.stderr
-    with pytest.raises(gapstate.GapstateError, match=re.escape(words)):
+@pytest.mark.parametrize("late, written, shown", [
+    (LATEST + 1, str(LATEST + 1), str(LATEST + 1)),
+    (10**5000, "1" + "0" * 5000, "a number of 5001 digits"),  # past what Python writes out: the API raised ValueError
+    (-(10**5000), "-1" + "0" * 5000, None),
+], ids=["2^63", "5001-digits", "minus-5001-digits"])
+def test_a_time_out_of_range_gets_one_message_on_every_way_in(tmp_path, field, late, written, shown):
+    """A file, standard input, the Python API and conform's vectors: the same words, placed at the field."""
+    import sys
+
+    from click.testing import CliRunner
+
+    from gapstate.cli import main
+
+    from .support import ROOM_LOOP
+
+    if shown is None:
+        words = f"'{field}' must not be negative (a negative number of 5001 digits)"
+    else:
+        words = f"'{field}' is past the latest time a trace may give ({LATEST} ms): {shown}"
+    line = {"event": "evidence_turn", "t": 5, "speech_start": 5, field: late}
+    text = json.dumps({**line, field: 0}).replace(f'"{field}": 0', f'"{field}": {written}')  # json.dumps cannot write 10**5000
+    path = write_trace(tmp_path, text)
+    column = text.index(f'"{field}"') + 1
+    from_file = replay(path)
+    assert from_file.exit_code == 2 and f"{path}:1:{column}: {words}\n" in from_file.stderr
+    from_stdin = CliRunner().invoke(main, ["replay", "-"], input=text + "\n")
+    assert from_stdin.exit_code == 2 and f"<stdin>:1:{column}: {words}\n" in from_stdin.stderr
+    with pytest.raises(gapstate.GapstateError) as caught:
         gapstate.replay(gapstate.load_spec(), [line])
-    line[field] = LATEST
+    assert caught.value.message == words
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    path.rename(suite / "late.jsonl")
+    vectors = CliRunner().invoke(main, ["conform", "--vectors", str(suite), "--examples", "0", "--", sys.executable, str(ROOM_LOOP)])
+    assert vectors.exit_code == 2 and f"{suite / 'late.jsonl'}:1:{column}: {words}\n" in vectors.stderr
+
+
+def test_the_latest_time_itself_is_a_time(tmp_path):
+    line = {"event": "evidence_turn", "t": LATEST, "speech_start": LATEST}
     assert replay(write_trace(tmp_path, json.dumps(line))).exit_code == 0
+
+
+@pytest.mark.parametrize("event, words", [
+    ({"event": "busy_start", 10**5000: 1}, "unknown field <a number of 5001 digits>"),
+    ({"event": "busy_start", (1, 2): 1}, "unknown field [1, 2]"),
+    ({"event": "\udcff"}, "unknown event '\udcff'"),
+    ({"\udcff": 1, "event": "busy_start"}, "unknown field '\udcff'"),
+    ({"event": b"busy_start"}, "'event' must be a string naming an event, not a Python bytes, which JSON lacks"),
+    ({"event": "busy_start", "t": {5}}, "'t' must be a whole number of milliseconds, not a Python set, which JSON lacks"),
+    ({"event": "loss_voiced", "id": 10**5000}, "'id' must be a string (the interval id), not a whole number"),
+])
+def test_the_api_refuses_any_event_dict_with_the_documented_error(event, words):
+    """What JSON cannot hold (keys of other types, a number too long to write out, bytes, lone surrogates) is named."""
+    with pytest.raises(gapstate.GapstateError) as caught:
+        gapstate.replay(gapstate.load_spec(), [event])
+    assert caught.value.message.startswith(words)
 
 
 def test_a_time_that_goes_back_says_the_same_from_a_file_and_the_api(tmp_path):

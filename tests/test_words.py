@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from gapstate.words import escape, escape_lines, nth, plural, trace_lines
+from gapstate.words import as_json, escape, escape_lines, nth, number, plural, trace_lines
 
 
 @pytest.mark.parametrize("char, shown", [
@@ -61,3 +61,20 @@ def test_a_trace_is_one_json_document_a_line_that_reads_back_as_the_same_events(
     lines = trace_lines(trace)
     assert len(lines) == 2 and all("\n" not in line for line in lines)
     assert [json.loads(line) for line in lines] == trace
+
+
+def test_a_number_too_long_to_write_out_is_told_by_its_exact_length():
+    for digits in range(4299, 4305):
+        for n in (10 ** (digits - 1), 10**digits - 1):
+            assert number(n) == (str(n) if digits <= 4300 else f"a number of {digits} digits")
+    assert number(-(10**5000)) == "a negative number of 5001 digits"
+
+
+def test_as_json_writes_what_json_can_and_sketches_the_rest_without_raising():
+    assert as_json({"a": [1, "b", None]}) == json.dumps({"a": [1, "b", None]})
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    assert as_json(deep) == "[" * 20 + "[...]" + "]" * 20
+    assert as_json({"n": 10**5000, (1,): {2}, 3: b"x"}) == '{"n": <a number of 5001 digits>, [1]: <set>, 3: <bytes>}'
+    assert as_json(list(range(10_000)) + [{1}]).endswith(", ...]")  # a bounded sketch of a long list

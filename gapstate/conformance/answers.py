@@ -7,7 +7,6 @@ Python API and the line protocol.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -15,6 +14,7 @@ from gapstate.run.event import PAYLOAD_FIELDS, Event
 from gapstate.run.machine import Status
 from gapstate.run.replayer import Session, counters
 from gapstate.table.vocabulary import COUNTERS
+from gapstate.words import as_json
 
 REFUSALS = ("invalid_event", "after_session_end")
 
@@ -64,7 +64,7 @@ def protocol_problem(answer: Any) -> str | None:
         return f"an answer must be a JSON object, not {_kind(answer)}"
     if "refused" in answer:
         if answer["refused"] not in REFUSALS:
-            return f"'refused' must be one of {', '.join(map(repr, REFUSALS))}, not {answer['refused']!r}"
+            return f"'refused' must be one of {', '.join(map(repr, REFUSALS))}, not {shown(answer['refused'])}"
         return None
     if not isinstance(answer.get("state"), str):
         return "'state' must be a string" if "state" in answer else "missing 'state' (or 'refused')"
@@ -83,11 +83,8 @@ def protocol_problem(answer: Any) -> str | None:
 
 
 def shown(value: Any) -> str:
-    """An answer as the message shows it: its JSON, cut short."""
-    try:
-        text = json.dumps(value)
-    except (TypeError, ValueError):
-        text = repr(value)
+    """An answer as the message shows it: its JSON (a sketch, when it holds what JSON cannot: `words.as_json`), cut short."""
+    text = as_json(value)
     return text if len(text) <= 200 else text[:200] + "..."
 
 

@@ -103,11 +103,10 @@ class Child:
         self._write((sent + "\n").encode(), sent, deadline)
         line = self._read_line(sent, deadline)
         try:
-            return json.loads(line)
-        except (ValueError, RecursionError) as error:  # RecursionError: nested too deeply to read
+            return json.loads(line, parse_constant=_not_json, parse_float=_finite)
+        except (ValueError, RecursionError) as error:
             shown = line.decode("utf-8", "replace").strip()
-            why = "nested too deeply" if isinstance(error, RecursionError) else "not JSON"
-            self._fail(f"the answer to {sent} is {why}: {shown[:200]!r}")
+            self._fail(f"the answer to {sent} is {_why(line, error)}: {shown[:200]!r}")
 
     def _write(self, data: bytes, sent: str, deadline: float) -> None:
         """Write it all; a pipe with room takes it at once, without a `select` (half the system calls of a round trip)."""
@@ -226,6 +225,35 @@ class Child:
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
         self._stdout.close()
         self._stderr.close()
+
+
+def _not_json(constant: str) -> Any:
+    """NaN and Infinity, which Python's json reads and JSON lacks: an answer holding one is not JSON."""
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _finite(text: str) -> float:
+    """A JSON number as a float; one past a float's range (1e400) is refused, not read as infinity."""
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text[:20]} is past what a float holds")
+    return value
+
+
+def _why(line: bytes, error: Exception) -> str:
+    """Why an answer line cannot be read, in a few words."""
+    from gapstate.files.source import long_number
+
+    if isinstance(error, RecursionError):
+        return "nested too deeply"
+    if isinstance(error, UnicodeDecodeError):
+        return "not UTF-8 text"
+    if not isinstance(error, json.JSONDecodeError):  # raised by Python's own int(), or by the two checks above
+        text = line.decode("utf-8", "replace")
+        if long_number(text) is not None:
+            return "not usable JSON: it holds a number of more than 4,300 digits"
+        return f"not usable JSON: {error}"
+    return "not JSON"
 
 
 def _read(fd: int) -> bytes | None:

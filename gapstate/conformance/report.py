@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
-from gapstate.words import escape, plural, shell_word, trace_lines
+from gapstate.words import as_json, escape, plural, shell_word, trace_lines
 
 if TYPE_CHECKING:
     from gapstate.conformance.conform import ConformResult
@@ -28,9 +27,9 @@ def conform_text(result: ConformResult, saved: str | None = None) -> str:
         width = max(len(field) for field in found.fields) + 1
         for field in found.fields:
             expected, actual = found.expected.get(field), found.actual.get(field)
-            lines.append(f"  {field + ':':<{width}} expected {json.dumps(expected)}, actual {json.dumps(actual)}")
-        lines.append(f"  expected: {json.dumps(found.expected)}")
-        lines.append(f"  actual:   {json.dumps(found.actual)}")
+            lines.append(f"  {field + ':':<{width}} expected {as_json(expected)}, actual {as_json(actual)}")
+        lines.append(f"  expected: {as_json(found.expected)}")
+        lines.append(f"  actual:   {as_json(found.actual)}")
         if saved is not None:
             shown = escape(saved)  # a file name is input: on one line, and quoted for the shell in the command to paste
             lines.append(f"  saved to {shown}: `gapstate conform --replay {escape(shell_word(saved))} -- ...` runs it again")

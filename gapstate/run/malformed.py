@@ -15,6 +15,7 @@ import json
 import re
 from typing import Any
 
+from gapstate import words
 from gapstate.errors import GapstateError, Problem
 from gapstate.files.source import long_number
 from gapstate.run.event import (
@@ -51,7 +52,9 @@ def kind(value: Any) -> str:
         return "a number with a fraction"
     if isinstance(value, str):
         return "a string"
-    return "an array" if isinstance(value, list) else "an object"
+    if isinstance(value, (list, dict)):
+        return "an array" if isinstance(value, list) else "an object"
+    return f"a Python {type(value).__name__}, which JSON lacks"  # given to the API
 
 
 _JSON_WORDS = (
@@ -98,8 +101,25 @@ def diagnose(text: str) -> tuple[str, int | None]:
         return "not valid JSON: nested too deeply", 1
     except ValueError:  # a number Python will not convert (4,300 digits and more)
         at = long_number(text)
-        return "a number too long to be read", None if at is None else at + 1
-    return shape(value, text)
+        if at is None:
+            return "a number too long to be read", None
+        return long_time(text, at) or ("a number too long to be read", at + 1)
+    return twice(text) or shape(value, text)
+
+
+def long_time(text: str, at: int) -> tuple[str, int | None] | None:
+    """A time field holding the number of more digits than Python converts at offset `at`, said as any time too late is.
+
+    So `t` past 2^63 - 1 gets one message whatever its length, from a file
+    and from the Python API alike (which names it `a number of N digits`).
+    """
+    before = re.search(r'"([^"\\]*)"\s*:\s*(-?)$', text[:at])
+    if before is None or before.group(1) not in TIMES:
+        return None
+    key = before.group(1)
+    digits = len(re.match(r"[0-9]*", text[at:]).group())  # type: ignore[union-attr]  # a digit stands at `at`
+    negative = bool(before.group(2))
+    return time_problem(key, -1 if negative else LATEST + 1, words.many_digits(digits, negative), text)
 
 
 def shape(value: Any, text: str) -> tuple[str, int | None]:
@@ -108,6 +128,8 @@ def shape(value: Any, text: str) -> tuple[str, int | None]:
         return f"expected an event object, found {kind(value)}", 1
     for key in value:
         if key not in FIELDS:
+            if not isinstance(key, str):  # a dict given to the API: a key of any type, a number too long to write out
+                return f"unknown field {words.as_json(key)} (allowed: {', '.join(FIELDS)})", None
             return f"unknown field '{key}' (allowed: {', '.join(FIELDS)})", field_column(text, key)
     if "event" not in value:
         return "missing the 'event' field", 1
@@ -124,10 +146,8 @@ def shape(value: Any, text: str) -> tuple[str, int | None]:
                 )
             if isinstance(number, bool) or not isinstance(number, int):
                 return f"'{key}' must be a whole number of milliseconds, not {kind(number)}", field_column(text, key)
-            if number < 0:
-                return f"'{key}' must not be negative ({number})", field_column(text, key)
-            if number > LATEST:
-                return f"'{key}' is past the latest time a trace may give ({LATEST} ms): {number}", field_column(text, key)
+            if number < 0 or number > LATEST:
+                return time_problem(key, number, words.number(number), text)
     for key in TEXTS:
         if key not in value:
             continue
@@ -142,6 +162,13 @@ def shape(value: Any, text: str) -> tuple[str, int | None]:
     if value["event"] not in EVENTS:  # the decoder knows the names: past every other check, as `check_event` is
         return unknown_event(value["event"], text)
     return "not a valid event", 1
+
+
+def time_problem(key: str, value: int, shown: str, text: str) -> tuple[str, int | None]:
+    """A time below 0 or past LATEST, `shown` in digits or by its length: one message on every way in."""
+    if value < 0:
+        return f"'{key}' must not be negative ({shown})", field_column(text, key)
+    return f"'{key}' is past the latest time a trace may give ({LATEST} ms): {shown}", field_column(text, key)
 
 
 def unknown_event(name: str, text: str) -> tuple[str, int | None]:
@@ -189,12 +216,10 @@ def unusable(source: str, problems: list[Problem], more: int, hint: str) -> Gaps
 
 
 def text_of(data: Any) -> str:
+    """A line as written, or an event given as a dict as JSON (never raising: `words.as_json`)."""
     if isinstance(data, bytes):
         return data.decode("utf-8", "replace").rstrip("\r\n")
-    try:
-        return json.dumps(data)
-    except (TypeError, ValueError):
-        return repr(data)
+    return words.as_json(data)
 
 
 def repeated(raw: Event, data: Any) -> tuple[str, int | None] | None:
@@ -210,21 +235,36 @@ def repeated(raw: Event, data: Any) -> tuple[str, int | None] | None:
         return None  # a dict cannot repeat a key
     if data.count(b":") <= given(raw):
         return None
-    text = data.decode("utf-8")
-    seen: set[str] = set()
-    repeated: list[str] = []
+    return twice(data.decode("utf-8"))
+
+
+def twice(text: str) -> tuple[str, int | None] | None:
+    """The field a line of JSON names twice in one object, said with the column of its second time; None when none is.
+
+    The decoder refuses `{"event": "x", "event": "busy_start"}` for its
+    first name, yet `json` keeps the last: that line is named for its
+    repeated key, never called "not a valid event".
+    """
+    repeated: list[str | None] = []  # for each object read, innermost first, the first key it repeats
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: set[str] = set()
+        first = None
         for key, _ in items:
-            if key in seen and not repeated:
-                repeated.append(key)
+            if key in seen:
+                first = key
+                break
             seen.add(key)
+        repeated.append(first)
         return dict(items)
 
-    json.loads(text, object_pairs_hook=pairs)
-    if not repeated:
-        return None
-    key = repeated[0]
+    try:
+        value = json.loads(text, object_pairs_hook=pairs)
+    except (ValueError, RecursionError):
+        return None  # what else is wrong with it is said elsewhere
+    if not isinstance(value, dict) or repeated[-1] is None:
+        return None  # only the event object's own keys: the event is the outermost object, read last
+    key = repeated[-1]
     written = list(re.finditer(r'"' + re.escape(key) + r'"\s*:', text))  # fewer when a key is escaped
     column = written[1].start() + 1 if len(written) > 1 else None
     return f"the field '{key}' appears twice in one event; give each field once", column

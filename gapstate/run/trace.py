@@ -72,6 +72,8 @@ class Events:
         self._decode = (lambda item: msgspec.convert(item, Event)) if dicts else _DECODE
         self._decode_batch = (lambda items: msgspec.convert(items, _EVENTS)) if dicts else _DECODE_LINES
         self._from_file = not dicts  # a dict has no column, and cannot repeat a key
+        # msgspec refuses a str holding a lone surrogate (the API's, not a file's) with UnicodeEncodeError
+        self._failure = (msgspec.MsgspecError, ValueError) if dicts else msgspec.MsgspecError
         self.positional = dicts  # every event's line is its position + 1: `line_of` need not be asked
         self._start = 0  # events handed on before the current batch
         self._first = 1  # the line the current batch starts on
@@ -87,7 +89,7 @@ class Events:
         return self._first + index - self._start
 
     def _checked(self) -> Iterator[list[Event]]:
-        decode_batch, failure = self._decode_batch, msgspec.MsgspecError
+        decode_batch, failure = self._decode_batch, self._failure
         from_file = self._from_file
         batches = iter(self._batches)
         last = 0
@@ -131,7 +133,7 @@ class Events:
     def _slow(self, lines: Iterable[Any], first: int, last: int, batches: Iterator[tuple[Any, Any]],
               after: int) -> tuple[list[Event], list[int], int]:
         """A line at a time: the events, their lines and the last time, or at a malformed line, every problem raised."""
-        decode, failure = self._decode, msgspec.MsgspecError
+        decode, failure = self._decode, self._failure
         events: list[Event] = []
         numbers: list[int] = []
         rows = enumerate(lines, start=first)
@@ -154,7 +156,7 @@ class Events:
 
     def _problems(self, number: int, data: Any, last: int, lines: Iterator[tuple[int, Any]]) -> NoReturn:
         """Read the rest of the lines, collecting what is wrong with each, then raise."""
-        decode, failure = self._decode, msgspec.MsgspecError
+        decode, failure = self._decode, self._failure
         problems: list[Problem] = []
         more = 0
         from_here = itertools.chain([(number, data)], lines)
