@@ -74,3 +74,23 @@ def test_conform_drives_the_generated_module(tmp_path):
     run("gen", "python", str(out), "--spec", str(SPEC_PATH))
     result = run("conform", "--spec", str(SPEC_PATH), "--examples", "20", "--", sys.executable, str(out))
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.slow
+def test_verify_of_a_module_with_an_arm_changed_by_hand_prints_a_trace_replay_reads(tmp_path):
+    out = tmp_path / "decider.py"
+    run("gen", "python", str(out), "--spec", str(SPEC_PATH))
+    text = out.read_text(encoding="utf-8")
+    arm = text.index("# line 213:")
+    edited = tmp_path / "edited.py"
+    edited.write_text(text[:arm] + text[arm:].replace("        s.session_requests += 1\n", "", 1), encoding="utf-8")
+    result = run("gen", "--verify", str(edited), "--spec", str(SPEC_PATH))
+    assert result.exit_code == 1
+    assert "edited.py disagrees with the table" in result.stderr
+    lines = result.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("disagrees at event")) + 1
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text("".join(line + "\n" for line in lines[start:] if line.startswith("{")), encoding="utf-8")
+    assert json.loads(trace.read_text(encoding="utf-8").splitlines()[-1])["event"] == "send_ok"
+    assert "counters" in next(line for line in lines if line.strip().startswith("differs:"))
+    assert run("replay", str(trace), "--spec", str(SPEC_PATH)).exit_code == 0

@@ -7,10 +7,8 @@ import sys
 
 import pytest
 
+from .gen_support import FEWER_REQUESTS
 from .support import SPEC_TEXT, run, variant
-
-# The bundled table with a smaller request budget: it still checks clean, and a decider made before answers otherwise.
-FEWER_REQUESTS = variant("@cap session_requests 3", "@cap session_requests 2")
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 
 from gapstate.gen.rust import crate_name, literal
 
-from .gen_support import SPEC, written
+from .gen_support import FEWER_REQUESTS, SPEC, written
 from .support import SPEC_PATH, run
 
 CARGO = shutil.which("cargo")
@@ -76,6 +76,22 @@ def built(tmp_path_factory):
     return out
 
 
+def _edited(built, tmp_path, edit, build: bool = False):
+    """A copy of the built crate with src/lib.rs edited by hand (`edit` takes and returns its text); its build's result if `build`."""
+    edited = tmp_path / "edited"
+    shutil.copytree(built, edited, symlinks=True, ignore=None if not build else shutil.ignore_patterns("target"))
+    lib = edited / "src/lib.rs"
+    lib.write_text(edit(lib.read_text(encoding="utf-8")), encoding="utf-8")
+    if not build:
+        return edited
+    return subprocess.run([CARGO, "build", "--release", "--offline", "--quiet"], cwd=edited, capture_output=True, text=True)
+
+
+def _once(text: str, old: str, new: str) -> str:
+    assert text.count(old) == 1, old
+    return text.replace(old, new)
+
+
 @pytest.mark.slow
 @needs_cargo
 def test_cargo_test_replays_every_vector(built):
@@ -87,13 +103,10 @@ def test_cargo_test_replays_every_vector(built):
 @pytest.mark.slow
 @needs_cargo
 def test_a_crate_with_an_arm_deleted_does_not_compile(built, tmp_path):
-    edited = tmp_path / "edited"
-    shutil.copytree(built, edited, ignore=shutil.ignore_patterns("target"))
-    lib = (edited / "src/lib.rs").read_text(encoding="utf-8")
-    start = lib.index("            // line 196:")
-    end = lib.index("            // line 197:")
-    (edited / "src/lib.rs").write_text(lib[:start] + lib[end:], encoding="utf-8")
-    done = subprocess.run([CARGO, "build", "--release", "--offline", "--quiet"], cwd=edited, capture_output=True, text=True)
+    def delete(lib):
+        return lib[: lib.index("            // line 196:")] + lib[lib.index("            // line 197:"):]
+
+    done = _edited(built, tmp_path, delete, build=True)
     assert done.returncode != 0
     assert "E0004" in done.stderr and "non-exhaustive patterns" in done.stderr
 
@@ -119,14 +132,56 @@ def test_conform_drives_the_crates_binary_with_no_adapter_written(built):
 @pytest.mark.slow
 @needs_cargo
 def test_an_arm_changed_by_hand_is_the_first_disagreement(built, tmp_path):
-    edited = tmp_path / "edited"
-    shutil.copytree(built, edited, symlinks=True)
-    lib = (edited / "src/lib.rs").read_text(encoding="utf-8")
-    arm = lib.index("            // line 213:")
-    changed = lib[:arm] + lib[arm:].replace("self.state = State::Requested;", "self.state = State::Due;", 1)
-    (edited / "src/lib.rs").write_text(changed, encoding="utf-8")
+    def change(lib):
+        arm = lib.index("            // line 213:")
+        return lib[:arm] + lib[arm:].replace("self.state = State::Requested;", "self.state = State::Due;", 1)
+
+    edited = _edited(built, tmp_path, change)
     result = run("gen", "--verify", str(edited), "--spec", str(SPEC_PATH), "--format", "json")
     assert result.exit_code == 1, result.output
     found = json.loads(result.stdout)["disagreement"]
     assert found["trace"][-1]["event"] == "send_ok" and found["differs"][0] == "state"
     assert (found["expected"]["state"], found["actual"]["state"]) == ("REQUESTED", "DUE")
+
+
+@pytest.mark.slow
+@needs_cargo
+def test_a_guard_dropped_from_an_arm_leaves_the_next_row_unreachable_and_the_crate_does_not_compile(built, tmp_path):
+    arm = "(State::Sending, Event::SendOk { .. }, _, _, _, _, _, false, _) =>"  # line 213: !late_loss
+    done = _edited(built, tmp_path, lambda lib: _once(lib, arm, arm.replace("false", "_")), build=True)
+    assert done.returncode != 0
+    assert "unreachable pattern" in done.stderr
+
+
+@pytest.mark.slow
+@needs_cargo
+def test_a_guard_read_wrong_by_hand_is_the_first_disagreement_as_a_trace_that_replays(built, tmp_path):
+    reading = "self.seen.contains(id.as_str())"
+    edited = _edited(built, tmp_path, lambda lib: _once(lib, reading, "false"))
+    result = run("gen", "--verify", str(edited), "--spec", str(SPEC_PATH), "--format", "json")
+    assert result.exit_code == 1, result.output
+    found = json.loads(result.stdout)["disagreement"]
+    assert found["trace"][-1]["event"] == "loss_voiced" and found["expected"]["actions"] == ["note_dup"]
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text("".join(json.dumps(item) + "\n" for item in found["trace"]), encoding="utf-8")
+    replayed = run("replay", str(trace), "--spec", str(SPEC_PATH), "--format", "json")
+    assert replayed.exit_code == 0 and json.loads(replayed.stdout)["steps"][-1]["actions"] == ["note_dup"]
+
+
+@pytest.mark.slow
+@needs_cargo
+def test_a_mutated_table_leaves_the_old_build_diverging_and_check_reports_its_crate_stale(built, tmp_path, monkeypatch):
+    (tmp_path / "gap-state.md").write_text(FEWER_REQUESTS, encoding="utf-8")
+    (tmp_path / "gapstate.toml").write_text('spec = "gap-state.md"\ngenerated = ["decider"]\n', encoding="utf-8")
+    shutil.copytree(built, tmp_path / "decider", symlinks=True)
+    monkeypatch.chdir(tmp_path)
+    checked = run("check", "--format", "json")
+    assert checked.exit_code == 1
+    assert [(f["kind"], f["path"]) for f in json.loads(checked.stdout)["findings"]] == [("stale_generated", "decider")]
+    binary = str(tmp_path / "decider" / "target" / "release" / "decider")
+    old = run("conform", "--format", "json", "--", binary)
+    assert old.exit_code == 1 and json.loads(old.stdout)["divergence"]
+    assert run("check", "--fix").exit_code == 0
+    subprocess.run([CARGO, "build", "--release", "--offline", "--quiet"], cwd=tmp_path / "decider", check=True, capture_output=True)
+    new = run("conform", "--examples", "20", "--", binary)
+    assert new.exit_code == 0, new.output

@@ -87,6 +87,8 @@ def test_a_flag_left_wrong_is_caught_though_no_protocol_field_shows_it(planned, 
 def test_a_decider_that_stops_is_a_disagreement_saying_how(planned, tmp_path):
     quits = tmp_path / "quits.py"
     quits.write_text("import sys\nsys.stderr.write('boom')\nsys.exit(3)\n", encoding="utf-8")
-    found = _verdict(planned, quits).disagreement
-    assert found.fields == ("protocol",)
+    verdict = _verdict(planned, quits)
+    found = verdict.disagreement
+    assert found.fields == ("protocol",) and verdict.answers == 0  # nothing agreed
     assert "status 3" in found.actual["stopped"] and "boom" in found.actual["stopped"]
+

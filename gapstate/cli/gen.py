@@ -165,7 +165,7 @@ def _verify(path: str, spec_path: str | None, fmt: str) -> int:
                   f"{verdict.cases} cases (configuration, event, payload valuation), {verdict.answers} answers compared "
                   f"in {took:.1f} s")
         return 0
-    summarize(f"gapstate gen: {spec.path}: {path} disagrees with the table after {verdict.answers - 1} agreeing answers")
+    summarize(f"gapstate gen: {spec.path}: {path} disagrees with the table after {verdict.answers} agreeing answers")
     return 1
 
 

@@ -140,7 +140,7 @@ class Verdict:
 
     configurations: int
     cases: int
-    answers: int  # answers compared, up to the first disagreement
+    answers: int  # answers that agreed with the table's, before the first disagreement (all, when none)
     disagreement: Disagreement | None
 
     @property
@@ -199,10 +199,10 @@ def compare(planned: Sequence[Case], output: bytes, configurations: int, stopped
                 if not isinstance(actual, dict):
                     return Verdict(configurations, len(planned), answers, Disagreement(case.trace[:1], {"reset": "any JSON object"}, actual, ("protocol",), case.config))
                 continue
-            answers += 1
             fields = _differs(expected, actual)
             if fields:
                 return Verdict(configurations, len(planned), answers, Disagreement(case.trace[:index], expected, actual, fields, case.config))
+            answers += 1
         previous = (case.config, answered)
     return Verdict(configurations, len(planned), answers, None)
 
