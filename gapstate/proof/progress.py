@@ -37,7 +37,7 @@ from gapstate.table.model import Table
 from gapstate.table.rules import SEND
 from gapstate.table.vocabulary import INITIAL, Config
 
-Step = tuple[str, bool, int]  # event, choice, row line
+Fired = tuple[str, bool, int]  # the stimulus (event, choice) and the line of the row that fires on it
 Steps = tuple[tuple[str, bool], ...]
 
 _SINK = -1  # every step that ends the gap, or leaves the explored range past a cap
@@ -134,10 +134,10 @@ class _GapGraph:
                 value = cast(int, config[field])
                 if value > self._peaks[i][0]:
                     self._peaks[i] = (value, node)
-        moves: dict[tuple[int, int], Step] = {}  # the first step from one node to another
-        best: dict[tuple[int, int], list[tuple[int, Step]]] = {}  # per gap bound, the step that counts most
-        entries: list[tuple[int, Step, int]] = []  # steps that open a gap: (from, step, to)
-        endings: list[tuple[int, Step]] = []  # steps out of a gap that end the session and count something
+        moves: dict[tuple[int, int], Fired] = {}  # the first step from one node to another
+        best: dict[tuple[int, int], list[tuple[int, Fired]]] = {}  # per gap bound, the step that counts most
+        entries: list[tuple[int, Fired, int]] = []  # steps that open a gap: (from, step, to)
+        endings: list[tuple[int, Fired]] = []  # steps out of a gap that end the session and count something
         for node, steps in packed:
             if steps is None:
                 continue
@@ -178,7 +178,7 @@ class _GapGraph:
         """A shortest way from one node to another of its component, along the component's own steps."""
         return [step[:2] for step in self._cycle(start, end)]
 
-    def _cycle(self, start: int, end: int) -> list[Step]:
+    def _cycle(self, start: int, end: int) -> list[Fired]:
         """The steps (rows included) of `_within`'s way."""
         if start == end:
             return []
@@ -187,11 +187,11 @@ class _GapGraph:
         return [self._moves[pair] for pair in zip(path, path[1:], strict=False)]
 
     @staticmethod
-    def _first_per_region(found: list[tuple[int, int, Step, int]]) -> list[tuple[int, int, Step, int]]:
+    def _first_per_region(found: list[tuple[int, int, Fired, int]]) -> list[tuple[int, int, Fired, int]]:
         """Of (region, from, step, to) in breadth-first order, the first of each region, leaving out a
         region any of whose rows an earlier one named: one mistake repeated at every value of a counter
         (a loop at each number of committed requests) is one finding, at the row reached first."""
-        regions: dict[int, list[tuple[int, int, Step, int]]] = {}
+        regions: dict[int, list[tuple[int, int, Fired, int]]] = {}
         for item in found:
             regions.setdefault(item[0], []).append(item)
         named: set[int] = set()
@@ -252,7 +252,7 @@ class _GapGraph:
         members: dict[int, list[int]] = {}
         for node in graph:
             members.setdefault(component[node], []).append(node)
-        tail: dict[int, list[tuple[int, Step | None]]] = {}  # node -> per bound, the session_end step counting most
+        tail: dict[int, list[tuple[int, Fired | None]]] = {}  # node -> per bound, the session_end step counting most
         for node, move in self._endings:
             counted = tail.setdefault(node, [(0, None)] * width)
             for i, amount in enumerate(gains[move[2]]):
