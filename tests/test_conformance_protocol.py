@@ -310,3 +310,24 @@ def test_an_answer_json_cannot_hold_is_named_for_what_it_holds(answer, words):
         with Child(command, timeout=60) as child:
             conform(gapstate.load_spec(), child, examples=1, duration=None)
     assert f'the answer to {{"event": "loss_silent", "t": 100}} {words}: ' in caught.value.message
+
+
+@pytest.mark.parametrize("pidfd", [True, False], ids=["pidfd", "polled"])
+def test_an_adapter_that_exits_while_its_child_holds_the_pipes_is_seen_to_exit_and_the_child_ended(tmp_path, monkeypatch, pidfd):
+    """The pipes never reach their end while the child it forked lives: the exit itself must be seen, not the deadline.
+
+    `polled`: where the system has no pidfd, gapstate looks at the child's status between short waits.
+    """
+    from gapstate.conformance import protocol
+
+    if not pidfd:
+        monkeypatch.setattr(protocol, "_pidfd", lambda pid: None)
+    pidfile = tmp_path / "pid"
+    command = ["sh", "-c", f'read l; echo "{{}}"; sleep 120 & echo $! > {pidfile}; echo leaving >&2; exit 3']
+    with pytest.raises(Untestable) as caught:
+        with Child(command, timeout=60) as child:  # before: "no answer ... within 60 s", a minute later
+            conform(gapstate.load_spec(), child, examples=1, duration=None)
+    assert caught.value.message.startswith('the implementation exited (status 3) before answering {"event": ')
+    assert "leaving a process it started holding its output open (ended with it)" in caught.value.message
+    assert caught.value.record.output == ("leaving",)
+    assert _gone(int(pidfile.read_text()))

@@ -27,6 +27,7 @@ from gapstate.conformance.reaper import Reaper
 _TAIL = 4096  # bytes of the child's stderr kept for the message when it fails
 _GRACE = 1.0  # seconds a child may take to exit by itself once its stdin is closed
 _LONGEST = 1 << 20  # bytes an answer line may take: a child that never ends its line fills no memory
+_POLL = 0.05  # seconds between looks at whether the child has exited, where no pidfd tells at once
 
 
 class Child:
@@ -41,6 +42,7 @@ class Child:
         self._out = bytearray()
         self._err = bytearray()
         self._err_open = True
+        self._pidfd: int | None = None
         # A Ctrl-C or SIGTERM that landed inside Popen would unwind out of it after
         # the child started but before anyone holds it, and the child's group would
         # outlive us; so they wait until the child is ours, and then end it.
@@ -64,6 +66,9 @@ class Child:
             raise Untestable(f"cannot start the implementation: {reason}", file=self.command[0]) from None
         if self._reaper is not None:
             self._reaper.root = self.process.pid
+        # Readable once the child exits: a process it forked may hold the pipes open after it, so their
+        # end never comes, and without this the child's exit would be seen only at the deadline.
+        self._pidfd = _pidfd(self.process.pid)
         # Three pipes, as asked for above (Popen's type allows None for each).
         stdin, stdout, stderr = self.process.stdin, self.process.stdout, self.process.stderr
         assert stdin is not None and stdout is not None and stderr is not None
@@ -140,19 +145,27 @@ class Child:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             self._fail(f"no answer to {sent} within {self.timeout:g} s")
-        stdout, stderr = self._stdout.fileno(), self._stderr.fileno()
-        reads = [stdout] + ([stderr] if self._err_open else [])
-        readable, writable, _ = select.select(reads, write, [], remaining)
+        stdout, stderr, pidfd = self._stdout.fileno(), self._stderr.fileno(), self._pidfd
+        reads = [stdout] + ([stderr] if self._err_open else []) + ([pidfd] if pidfd is not None else [])
+        readable, writable, _ = select.select(reads, write, [], remaining if pidfd is not None else min(remaining, _POLL))
         if stderr in readable:
             self._keep_stderr(_read(stderr))
-        if stdout in readable:
-            data = _read(stdout)
-            if data == b"":
-                self._exited(sent)
-            self._out += data or b""
+        data = _read(stdout) if stdout in readable else None
+        if data == b"":
+            self._exited(sent)
+        if data:
+            self._out += data
             if len(self._out) > _LONGEST and b"\n" not in self._out:
                 self._fail(f"the answer to {sent} runs past {_LONGEST >> 20} MiB without a line end")
+        elif self._gone(readable, writable):  # and what it wrote has been read: what still holds its stdout is not it
+            self._exited(sent)
         return bool(writable)
+
+    def _gone(self, readable: list[int], writable: list[int]) -> bool:
+        """Whether the child has exited: its pidfd is readable, or, where there is none, waitid says so."""
+        if self._pidfd is not None:
+            return self._pidfd in readable
+        return not writable and _status(self.process.pid) is not None
 
     def _keep_stderr(self, data: bytes | None) -> None:
         if data == b"":
@@ -164,13 +177,19 @@ class Child:
     # failure and ending ------------------------------------------------------------
 
     def _exited(self, sent: str) -> None:
-        """The child closed its stdout or stdin: report how it ended, with the end of its stderr."""
+        """The child closed its stdout or stdin, or exited, perhaps while a process it started keeps them open.
+
+        Report how it ended, with the end of its stderr; `_fail` then ends
+        its process group, the process that held the pipes with it.
+        """
         status = self._exit_status()
         how = f"exited ({status})" if status is not None else "closed its standard output"
+        held = status is not None and self._stdout_held()
         self._drain_stderr()
         tail = tuple(self._err.decode("utf-8", "replace").strip().splitlines())
         detail = "; the end of its stderr:" if tail else " (its stderr is empty)"
-        self._fail(f"the implementation {how} before answering {sent}{detail}", tail)
+        left = ", leaving a process it started holding its output open (ended with it)" if held else ""
+        self._fail(f"the implementation {how} before answering {sent}{left}{detail}", tail)
 
     def _exit_status(self) -> str | None:
         end = time.monotonic() + min(self.timeout, _GRACE)
@@ -182,6 +201,16 @@ class Child:
                 return f"signal {ended.si_status}"
             time.sleep(0.01)
         return None
+
+    def _stdout_held(self) -> bool:
+        """Whether, the child having exited, something else still holds its stdout open: no end of it to read."""
+        stdout = self._stdout.fileno()
+        for _ in range(16):  # what is left is no answer; a process that writes without end is holding it
+            readable, _, _ = select.select([stdout], [], [], 0)
+            data = _read(stdout) if readable else None
+            if not data:
+                return data is None
+        return True
 
     def _drain_stderr(self) -> None:
         stderr = self._stderr.fileno()
@@ -225,6 +254,9 @@ class Child:
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
         self._stdout.close()
         self._stderr.close()
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
 
 
 def _not_json(constant: str) -> Any:
@@ -254,6 +286,14 @@ def _why(line: bytes, error: Exception) -> str:
             return "not usable JSON: it holds a number of more than 4,300 digits"
         return f"not usable JSON: {error}"
     return "not JSON"
+
+
+def _pidfd(pid: int) -> int | None:
+    """A file descriptor that becomes readable when `pid` exits (Linux 5.3 on), or None where there is none."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
 
 
 def _read(fd: int) -> bytes | None:
