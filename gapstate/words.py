@@ -46,6 +46,36 @@ def escape_lines(text: str) -> str:
 _PRINTABLE_ASCII = bytes(range(0x20, 0x7F)) + b"\n"  # in ASCII, what _BUT_LF leaves alone
 
 
+WIDTH = 100  # the widest line of text for people (docs/cli.md, Output); JSON and traces keep lines whole
+
+
+def wrap(line: str, indent: str = "    ", width: int = WIDTH, keep: int = 0) -> list[str]:
+    """`line` broken at spaces into lines of at most `width` columns, each after the first indented by the
+    line's own leading spaces and `indent`, so that it still reads as one item whose first line says what it is.
+
+    A word wider than the room (a long path, an id) stays whole, and so does
+    what is quoted in backticks (a row, a line to add): cut, it could no longer
+    be searched for or pasted. So do the first `keep` characters (a finding's
+    `path:line:column: kind: ` and its first word, which editors and grep read).
+    """
+    if len(line) <= width:
+        return [line]
+    import textwrap
+
+    lead = line[: len(line) - len(line.lstrip(" "))]
+    kept = line[:keep].replace(" ", "\0") + _QUOTED.sub(lambda quoted: quoted.group().replace(" ", "\0"), line[keep:])  # no NUL in escaped text
+    parts = textwrap.wrap(kept, width, subsequent_indent=lead + indent, break_long_words=False, break_on_hyphens=False)
+    return [part.replace("\0", " ") for part in parts]
+
+
+_QUOTED = re.compile(r"`[^`]*`")
+
+
+def fit(text: str, indent: str = "    ", width: int = WIDTH) -> str:
+    """`text`, each of its lines wrapped (`wrap`)."""
+    return "\n".join(part for line in text.split("\n") for part in wrap(line, indent, width))
+
+
 def shell_word(text: str) -> str:
     """A path as a shell reads it back, for a command the reader pastes: quoted only when it needs to be."""
     import shlex

@@ -80,6 +80,21 @@ def assert_findings(text: str, *expected: str) -> None:
     assert labels(text) == sorted(expected)
 
 
+def unwrapped(text: str) -> list[str]:
+    """`text`'s lines with the lines wrapped to the width of text output joined again: a line that starts
+    with four spaces more than the first line of its item continues it (gapstate.words.wrap), unless it
+    is an event of a trace (`{...}`) or a quoted spec line (`  12 | ...`)."""
+    out: list[str] = []
+    for line in text.splitlines():
+        lead = len(line) - len(line.lstrip(" "))
+        own = line.lstrip().startswith(("{", "| ")) or line.lstrip().split(" ", 1)[0].isdigit()
+        if out and not own and lead >= 4 and line.startswith(" " * (len(out[-1][1]) + 4)):
+            out[-1] = (out[-1][0] + " " + line.strip(), out[-1][1])
+        else:
+            out.append((line, line[:lead]))
+    return [line for line, _ in out]
+
+
 def write_trace(tmp_path: Path, *lines: str) -> Path:
     """A JSON Lines trace file of `lines`."""
     path = tmp_path / "trace.jsonl"

@@ -18,7 +18,7 @@ from gapstate.cli.config import (
 from gapstate.errors import GapstateError
 from gapstate.table.load import BUNDLED_NAME, bundled_path
 
-from .support import SPEC_TEXT, line_of, run, variant
+from .support import SPEC_TEXT, line_of, run, unwrapped, variant
 
 BROKEN = variant("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
 
@@ -66,9 +66,9 @@ def test_checking_the_bundled_example_unasked_says_so_on_stderr_in_every_format(
     monkeypatch.chdir(tmp_path)
     result = run("check", "--format", fmt)
     assert result.exit_code == 0
-    assert "checks the example bundled with gapstate, not your spec" in result.stderr
-    assert "gapstate.toml" in result.stderr and "gapstate check spec/gap-state.md" in result.stderr
-    said = result.stderr.splitlines()
+    said = unwrapped(result.stderr)
+    assert "checks the example bundled with gapstate, not your spec" in said[0]
+    assert "gapstate.toml" in said[0] and "gapstate check spec/gap-state.md" in said[0]
     assert said[0].startswith("gapstate: warning: ") and said[-1].startswith("gapstate check: gapstate:spec/gap-state.md (the bundled spec): ")
     assert sum(line.startswith("gapstate check: ") for line in said) == 1  # the warning is not a second summary
 
@@ -430,7 +430,7 @@ def test_every_command_says_on_stderr_that_it_read_the_bundled_example_and_names
     for name, args in _spec_commands(tmp_path).items():
         result = run(*args)
         assert result.exit_code == 0, (name, result.output)
-        said = result.stderr.splitlines()
+        said = unwrapped(result.stderr)
         assert said[0].startswith("gapstate: warning: no spec given and none configured, so this "), name
         assert "the example bundled with gapstate, not your spec" in said[0], name
         assert said[-1].startswith(f"gapstate {name}: {BUNDLED_NAME}"), (name, said[-1])
@@ -461,7 +461,7 @@ def test_a_table_in_the_repository_that_nothing_configures_is_named_with_the_lin
     trace = tmp_path / "t.jsonl"
     trace.write_text('{"event": "busy_start"}\n', encoding="utf-8")
     result = run("replay", str(trace))
-    notes = [line for line in result.stderr.splitlines() if line.startswith("gapstate: note: ")]
+    notes = [line for line in unwrapped(result.stderr) if line.startswith("gapstate: note: ")]
     assert notes == [("gapstate: note: ../../spec/gap-state.md holds a gap-state table that no setting names; "
                       'to read it, add `spec = "spec/gap-state.md"` to ../../gapstate.toml')]
     (tmp_path / "gapstate.toml").write_text('spec = "spec/gap-state.md"\n', encoding="utf-8")  # as the note says
@@ -474,7 +474,7 @@ def test_the_line_to_add_goes_into_the_settings_file_that_names_no_spec(tmp_path
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / 'a "quoted" table.md').write_text(SPEC_TEXT, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    notes = [line for line in run("graph").stderr.splitlines() if line.startswith("gapstate: note: ")]
+    notes = [line for line in unwrapped(run("graph").stderr) if line.startswith("gapstate: note: ")]
     assert notes == [('gapstate: note: docs/a "quoted" table.md holds a gap-state table that no setting names; '
                       'to read it, add `spec = "docs/a \\"quoted\\" table.md"` to [tool.gapstate] in pyproject.toml')]
 
@@ -502,7 +502,7 @@ def test_a_table_outside_the_folder_of_the_settings_file_there_is_named_with_spe
     (tmp_path / "app").mkdir()
     (tmp_path / "app" / "gapstate.toml").write_text("max-configurations = 1000\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path / "app")
-    notes = [line for line in run("graph").stderr.splitlines() if line.startswith("gapstate: note: ")]
+    notes = [line for line in unwrapped(run("graph").stderr) if line.startswith("gapstate: note: ")]
     assert notes == [("gapstate: note: ../spec/gap-state.md holds a gap-state table that no setting names; "
                       "to read it, pass --spec ../spec/gap-state.md")]  # app/gapstate.toml may not name a file above it
 

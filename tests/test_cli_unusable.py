@@ -19,7 +19,7 @@ import pytest
 
 from gapstate.cli.output import escape
 
-from .support import ROOM_LOOP, SPEC_PATH, SPEC_TEXT, line_of, run
+from .support import ROOM_LOOP, SPEC_PATH, SPEC_TEXT, line_of, run, unwrapped
 
 BIG = "9" * 5000  # past the 4,300 digits Python converts
 HUGE = 1 << 20  # the longest line read, in bytes
@@ -219,7 +219,7 @@ def test_unusable_input_exits_2_naming_the_place_and_obeys_nothing(tmp_path, unb
     place = escape(str(named)) + (f":{line}:" if line is not None else ": ")
     assert place in result.output, (place, result.output)
     words = _OTHER_WORDS.get((command, kind)) or _OTHER_WORDS.get((role, kind)) or _WORDS.get(kind) or _CONTENT[role][kind][2]
-    assert words in result.output, (words, result.output)
+    assert words in "\n".join(unwrapped(result.output)), (words, result.output)
     if expected == 2:
         assert result.stdout == ""  # nothing half-written
         assert sorted(os.listdir(tmp_path / "in")) == before  # no suite, no temporary file or folder left

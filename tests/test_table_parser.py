@@ -6,7 +6,7 @@ import pytest
 
 from gapstate.table.parser import parse_text
 
-from .support import SPEC_TEXT, assert_findings, check_text, line_of, table, variant, without_diagram
+from .support import SPEC_TEXT, assert_findings, check_text, line_of, table, unwrapped, variant, without_diagram
 
 
 def test_columns_count_from_the_start_of_the_file_line_including_indentation():
@@ -135,7 +135,7 @@ def test_check_text_shows_the_line_with_a_caret_under_the_column(tmp_path):
 
     path = tmp_path / "spec.md"
     path.write_text(table("@cap session_requests 3  # three"), encoding="utf-8")
-    lines = CliRunner().invoke(main, ["check", str(path)]).stdout.splitlines()
+    lines = unwrapped(CliRunner().invoke(main, ["check", str(path)]).stdout)
     assert lines[0].startswith(f"{path}:7:26: parse_error: a comment goes on a line of its own")
     assert lines[1:3] == ["  7 | @cap session_requests 3  # three", "    |                          ^"]
 

@@ -222,10 +222,13 @@ def fallback(verb: str, hint: str) -> None:
     if click.get_current_context().meta.get(_REQUIRED):  # meta is shared by the group's and the command's contexts
         raise GapstateError(f"{NO_SPEC} ({hint}); --require-spec refuses to read the bundled example instead")
     # Warnings, not the summary line (which follows, last): worded as errors are, `gapstate: warning: ...`.
-    say(f"gapstate: warning: {NO_SPEC}, so this {verb} the example bundled with gapstate, not your spec "
-        f"({hint}, or configure it: {CONFIGURE})", err=True)
+    # Wrapped to the width of text output, each line after the first indented (so grep finds the first).
+    from gapstate.words import fit
+
+    say(fit(f"gapstate: warning: {NO_SPEC}, so this {verb} the example bundled with gapstate, not your spec "
+            f"({hint}, or configure it: {CONFIGURE})"), err=True)
     for note in unconfigured_tables():
-        say(f"gapstate: note: {note}", err=True)
+        say(fit(f"gapstate: note: {note}"), err=True)
 
 
 NO_SPEC = "no spec given and none configured"

@@ -8,9 +8,11 @@ from gapstate.cli.output import escape
 from gapstate.cli.render import plural, trace_lines
 from gapstate.cli.render.errors import quote
 from gapstate.findings import RetryLoop
+from gapstate.words import wrap
 
 if TYPE_CHECKING:
     from gapstate.errors import GapstateError
+    from gapstate.findings import Finding
     from gapstate.proof.check import CheckResult
 
 
@@ -19,11 +21,13 @@ def check_text(result: CheckResult) -> str:
     rule tested on no reachable step; "" when there is neither.
 
     A finding that follows from another is shown under its root, indented,
-    without the quoted line: the root is what to fix.
+    without the quoted line: the root is what to fix. A finding longer than the
+    width of text output goes on over indented lines, so its first line is still
+    `path:line:column: kind: ...` for editors and grep; traces stay whole, to paste.
     """
     lines: list[str] = []
     for root, consequences in result.grouped():
-        lines.append(f"{escape(result.spec)}:{root.line}:{root.column}: {root.kind}: {escape(result.message(root))}")
+        lines.extend(_finding_lines("", result.spec, root, result.message(root)))
         if 1 <= root.line <= len(result.lines):
             lines.extend(quote(root.line, result.lines[root.line - 1], root.column))
         for event in trace_lines(root.trace):
@@ -33,13 +37,19 @@ def check_text(result: CheckResult) -> str:
             lines.extend(f"    {event}" for event in trace_lines(root.cycle))
         if consequences:
             lines.append(f"  {plural(len(consequences), 'finding')} follow{'s' if len(consequences) == 1 else ''} from it:")
-            lines.extend(f"    {escape(result.spec)}:{f.line}:{f.column}: {f.kind}: {escape(result.message(f))}" for f in consequences)
-    lines.extend(
-        f"{escape(result.spec)}: note: rule {rule} was tested on no reachable step: "
-        "this table cannot break it, so its passing means nothing"
-        for rule in result.untested()
-    )
+            for f in consequences:
+                lines.extend(_finding_lines("    ", result.spec, f, result.message(f)))
+    for rule in result.untested():
+        lines.extend(wrap(f"{escape(result.spec)}: note: rule {rule} was tested on no reachable step: "
+                          "this table cannot break it, so its passing means nothing"))
     return "\n".join(lines)
+
+
+def _finding_lines(lead: str, spec: str, finding: Finding, message: str) -> list[str]:
+    """`path:line:column: kind: message`, wrapped, its first line holding at least the message's first word."""
+    head = f"{lead}{escape(spec)}:{finding.line}:{finding.column}: {finding.kind}: "
+    text = escape(message)
+    return wrap(head + text, keep=len(head) + len(text.split(" ", 1)[0]))
 
 
 def bounds_text(result: CheckResult) -> str:
@@ -51,7 +61,7 @@ def bounds_text(result: CheckResult) -> str:
     lines = ["bounds (`gapstate witness --bound NAME` prints a run that reaches one):"]
     for bound in BOUNDS:
         value = result.progress.bound(bound.name).value
-        lines.append(f"  {bound.name} = {'unbounded' if value is None else value}: {bound.says(value)}")
+        lines.extend(wrap(f"  {bound.name} = {'unbounded' if value is None else value}: {bound.says(value)}"))
     return "\n".join(lines)
 
 
@@ -59,20 +69,16 @@ def check_verdict(result: CheckResult, bundled: bool = False) -> str:
     """`PATH: VERDICT (NUMBERS)`: the spec, ok or how many findings, and what the proof counted (or read).
 
     It says when the spec checked is the copy bundled with the package, so
-    nobody mistakes it for the file they are editing.
+    nobody mistakes it for the file they are editing. Short enough that the
+    summary line fits the width of text output for a path of some 20 characters.
     """
     s = result.stats
     if result.proved:
-        numbers = (
-            f"{s['states']} states, {s['events']} events, {s['rows']} rows, "
-            f"{s['configurations']} configurations, {s['unreachable_allowed']} allowed unreachable"
-        )
+        # the rows and what the proof explored; states, events and allowances are in the JSON's stats
+        numbers = f"{plural(s['rows'], 'row')}, {plural(s['configurations'], 'configuration')}"
     else:
         rows, caps, allowances = result.read
-        numbers = (
-            f"read {plural(rows, 'row')}, {plural(caps, 'cap')}, {plural(allowances, 'allowance')}; "
-            "the proof did not run: fix the findings above first"
-        )
+        numbers = f"read {plural(rows, 'row')}, {plural(caps, 'cap')}, {plural(allowances, 'allowance')}; not proved until fixed"
     count = len(result.findings)
     roots = len(result.roots())
     verdict = "ok" if result.ok else f"{count} finding{'s' if count != 1 else ''}"

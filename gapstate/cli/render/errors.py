@@ -5,6 +5,7 @@ from __future__ import annotations
 from gapstate.cli.output import escape
 from gapstate.cli.render import to_json
 from gapstate.errors import GapstateError, Unusable
+from gapstate.words import WIDTH
 
 
 def error_text(error: Unusable | GapstateError) -> str:
@@ -13,7 +14,8 @@ def error_text(error: Unusable | GapstateError) -> str:
     A report's problems are named by their JSON path; a trace's malformed
     lines are quoted with a caret under the column; what a program gapstate
     ran wrote (an adapter's traceback) follows line by line, each escaped
-    and indented under the message.
+    and indented under the message. Each problem is one line, however long:
+    scripts match them whole (docs/cli.md, Output).
     """
     error = error.record if isinstance(error, GapstateError) else error
     problems = error.problems
@@ -30,7 +32,7 @@ def error_text(error: Unusable | GapstateError) -> str:
     return "\n".join(lines)
 
 
-QUOTE_WIDTH = 100
+QUOTE_WIDTH = WIDTH - 14  # the window of a long line: with the gutter of a line up to 99999 and two `…`, within WIDTH
 
 
 def quote(line: int, text: str, column: int | None) -> list[str]:

