@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from .gen_support import FEWER_REQUESTS
-from .support import SPEC_TEXT, run, variant
+from .support import SPEC_TEXT, run, unwrapped, variant
 
 
 @pytest.fixture
@@ -60,7 +60,7 @@ def test_a_listed_file_gapstate_did_not_write_is_reported_and_never_overwritten(
     (project / "decider.py").write_text("print('mine')\n", encoding="utf-8")
     result = run("check", "--fix")
     assert result.exit_code == 1
-    assert "decider.py is listed in `generated` but carries no stamp" in result.stdout
+    assert "decider.py is listed in `generated` but carries no stamp" in "\n".join(unwrapped(result.stdout))
     assert (project / "decider.py").read_text(encoding="utf-8") == "print('mine')\n"
 
 
@@ -86,7 +86,7 @@ def test_a_listed_path_is_printed_escaped(project):
                                            encoding="utf-8")
     result = run("check")
     assert result.exit_code == 1
-    assert "de\\x1b[2Jcider.py is listed in `generated` but is not there" in result.stdout
+    assert "de\\x1b[2Jcider.py is listed in `generated` but is not there" in "\n".join(unwrapped(result.stdout))
     assert "\x1b" not in result.output
 
 
