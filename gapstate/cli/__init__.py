@@ -1,6 +1,6 @@
 """The `gapstate` command: the only code that prints or exits.
 
-Files are read by `spec.source` (through `spec.load` and `run.trace`) as the
+Files are read by `files.source` (through `table.load` and `run.trace`) as the
 core asks for them; what goes to a terminal, and the exit status, are
 decided in this package alone, one module per command group.
 """

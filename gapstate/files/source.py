@@ -1,4 +1,4 @@
-"""Opening the files gapstate reads, and writing what it writes, with one set of messages.
+"""Opening the files gapstate reads, with one set of messages.
 
 A path of `-` is standard input. Every failure is a GapstateError naming the
 file, and for a byte that is not UTF-8 its line and column. Only regular
@@ -9,7 +9,7 @@ ends a line (a CR before it is part of the line end), and a lone CR, a form
 feed, U+0085 or U+2028 inside a line does not end it. One exception: a file
 with CRs and no LF at all has classic Mac OS line ends, and there each CR
 ends a line (`cr_ended`, `as_lf`), in every reader alike. Writing is
-`spec.writer`'s.
+`files.writer`'s.
 """
 
 from __future__ import annotations

@@ -1,1 +1,1 @@
-"""The spec: reading its file, the table grammar and parser, the table model, the vocabulary, loading."""
+"""The table language: the table block's grammar and parser, the table model, the vocabulary, the rules and bounds, loading a spec."""
