@@ -7,10 +7,11 @@ import pytest
 
 import gapstate
 from gapstate.proof.explore import explore
-from gapstate.proof.graph import Move, NoWay, Stimulus, walk
+from gapstate.proof.graph import Move, NoWay, walk
 from gapstate.run.machine import Machine
 from gapstate.run.replayer import machine_for
 from gapstate.table.load import parse_spec
+from gapstate.table.vocabulary import Stimulus
 
 from .support import variant
 

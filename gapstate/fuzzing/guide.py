@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from gapstate.fuzzing.goals import Goal, Story, Way, retell
 from gapstate.proof.graph import walk
 from gapstate.run.machine import Machine, Outcome, Status
-from gapstate.table.vocabulary import EVENTS, Config
+from gapstate.table.vocabulary import EVENTS, Config, Stimulus
 
 
 class Send(NamedTuple):
@@ -51,7 +51,7 @@ class Guide:
         self._moves: dict[Config, tuple[Send, ...]] = {}
         self._toward: dict[tuple[Config, Any], Send | None] = {}
         self._ranked: dict[Config, tuple[Any, ...]] = {}
-        self._keeping: dict[tuple[Config, Any], set[tuple[str, bool]]] = {}
+        self._keeping: dict[tuple[Config, Any], set[Stimulus]] = {}
         self._plans: dict[tuple[Config, Story, str], tuple[Way, ...] | None] = {}
         self._open: dict[Config, tuple[tuple[Way, Config, tuple[str, ...]], ...]] = {}  # see _open_moves
         self._live = [c for c in roadmap.exploration.configs() if not c.ended and machine.within_caps(c)]  # the configurations that take events
@@ -80,8 +80,8 @@ class Guide:
         event = target[1] if isinstance(target, tuple) else self._events[target]
         return event == "session_end"
 
-    def keeping(self, config: Config, target: Any) -> set[tuple[str, bool]]:
-        """The (event, choice) moves from `config` after which `target` can still be hit (all moves if none can).
+    def keeping(self, config: Config, target: Any) -> set[Stimulus]:
+        """The stimuli from `config` after which `target` can still be hit (all moves if none can).
 
         Wandering stays within these, so that a walk heading for a row deep
         in the table is not sent past it for good (a settle after the last
@@ -92,12 +92,12 @@ class Guide:
         if found is None:
             moves = self.moves(config)
             kept = {
-                (m.event, m.choice)
+                Stimulus(m.event, m.choice)
                 for m in moves
                 if target is None or m.hits == target
                 or (m.outcome.status is Status.OK and self.distance(m.outcome.config, target) is not None)
             }
-            found = self._keeping[key] = kept or {(m.event, m.choice) for m in moves}
+            found = self._keeping[key] = kept or {Stimulus(m.event, m.choice) for m in moves}
         return found
 
     def everywhere(self, target: Any) -> bool:

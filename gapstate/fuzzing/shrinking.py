@@ -9,6 +9,7 @@ from gapstate.run.machine import Status
 from gapstate.run.replayer import ReplayError, Session, machine_for, replay
 from gapstate.run.trace import from_dicts
 from gapstate.table.load import Spec
+from gapstate.table.vocabulary import Stimulus
 
 
 def failing_row(spec: Spec, trace: tuple[dict[str, Any], ...]) -> int | None:
@@ -40,7 +41,7 @@ def minimize(spec: Spec, trace: tuple[dict[str, Any], ...], error: ReplayError) 
     last = machine.step(before, *steps[-1])
     same = _same_failure(last)
 
-    def failure(candidate: list[tuple[str, bool]]) -> ReplayError | None:
+    def failure(candidate: list[Stimulus]) -> ReplayError | None:
         result = replay(spec, from_dicts(concretize(candidate)))
         found = result.error
         if found is None or found.index != len(candidate) - 1:
@@ -56,7 +57,7 @@ def minimize(spec: Spec, trace: tuple[dict[str, Any], ...], error: ReplayError) 
     road = roadmap(machine)
     hits = road.hits.get(last.row.line if last.row is not None and last.status is Status.OK else (before.state, steps[-1][0]), [])
     nearest = sorted(
-        ((road.depth[way.config], n, way.config, (way.event, way.choice)) for n, way in enumerate(hits)
+        ((road.depth[way.config], n, way.config, Stimulus(way.event, way.choice)) for n, way in enumerate(hits)
          if way.config in road.depth and same(machine.step(way.config, way.event, way.choice))),
         key=lambda item: item[:2],
     )
@@ -88,7 +89,7 @@ def _same_failure(outcome: Any) -> Callable[[Any], bool]:
     return lambda other: other.status is Status.OK and other.row.line == outcome.row.line and bool(rules.intersection(other.broken))
 
 
-def _abstract(spec: Spec, trace: tuple[dict[str, Any], ...]) -> tuple[list[tuple[str, bool]], Any]:
+def _abstract(spec: Spec, trace: tuple[dict[str, Any], ...]) -> tuple[list[Stimulus], Any]:
     """Each event of a trace with the value of its chosen guard, and the configuration before the last.
 
     The value is read off the step: the one the machine, from the same
@@ -103,7 +104,7 @@ def _abstract(spec: Spec, trace: tuple[dict[str, Any], ...]) -> tuple[list[tuple
         before = session.config
         outcome = session.feed(item)
         choice = next(c for c in machine.choices(before, item.event) if machine.step(before, item.event, c) == outcome)
-        steps.append((item.event, choice))
+        steps.append(Stimulus(item.event, choice))
         if outcome.status is not Status.OK:
             break
     return steps, before

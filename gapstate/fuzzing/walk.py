@@ -22,7 +22,7 @@ from gapstate.fuzzing.guide import Guide
 from gapstate.run.concrete import AFTER, AT, AT_DUP, BEFORE, KINDS, Concretizer
 from gapstate.run.machine import Status
 from gapstate.run.replayer import Session
-from gapstate.table.vocabulary import PAYLOADS, SEEN
+from gapstate.table.vocabulary import PAYLOADS, SEEN, Stimulus
 
 BOOL = st.booleans()
 
@@ -208,7 +208,7 @@ class Walk:
         return ids[draw(upto(len(ids) - 1))]
 
 
-def wander(draw: st.DrawFn, allowed: set[tuple[str, bool]], session: Session, moves: tuple[tuple[str, str | None], ...]) -> int | None:
+def wander(draw: st.DrawFn, allowed: set[Stimulus], session: Session, moves: tuple[tuple[str, str | None], ...]) -> int | None:
     """A move the environment may send, as its index in the fixed list of moves, drawn at random.
 
     The move is named by its fixed position (the first allowed move at or
@@ -216,7 +216,7 @@ def wander(draw: st.DrawFn, allowed: set[tuple[str, bool]], session: Session, mo
     deleting an earlier event then leaves the later ones what they were,
     which is what lets a failure shrink to a short trace.
     """
-    accepted = [
+    accepted = [  # an impossible move's choice is None, in no Stimulus
         i for i, (name, way) in enumerate(moves) if (name, _choice(session, name, way)) in allowed
     ]
     if not accepted:

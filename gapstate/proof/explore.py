@@ -13,11 +13,11 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 
 from gapstate.errors import GapstateError
-from gapstate.proof.graph import Exploration, Stimulus, walk
+from gapstate.proof.graph import Exploration, walk
 from gapstate.proof.packing import Packing, Step
 from gapstate.run.machine import Machine, Status
 from gapstate.table.model import Table
-from gapstate.table.vocabulary import EVENTS
+from gapstate.table.vocabulary import EVENTS, Stimulus
 
 
 class TooManyConfigurations(GapstateError):

@@ -28,21 +28,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gapstate.proof.packing import Packing
 from gapstate.proof.traces import Trace
-from gapstate.table.vocabulary import Config
+from gapstate.table.vocabulary import Config, Stimulus
 
 if TYPE_CHECKING:
     import networkx as nx
-
-
-class Stimulus(NamedTuple):
-    """What the environment sends at one step: an event, and the value of the guard its payload sets.
-
-    `choice` is `dup` for loss_voiced, `post_send` for evidence_turn
-    (`vocabulary.PAYLOADS`), and False for an event whose payload sets none.
-    """
-
-    event: str
-    choice: bool = False
 
 
 class Move(NamedTuple):
@@ -351,7 +340,7 @@ class Exploration:
         """The stimuli of a shortest way from the initial configuration to `config` (along clean moves if asked)."""
         return [move.sent for move in self.path_to(config, clean)]
 
-    def trace_to(self, config: Config, last: tuple[str, bool], clean: bool = True) -> list[dict[str, Any]]:
+    def trace_to(self, config: Config, last: Stimulus, clean: bool = True) -> list[dict[str, Any]]:
         """The shortest replayable trace reaching `config` (along clean moves if asked), then `last`."""
         node = self.node(config)
         return list(Trace(self._holding(node, clean), node, last))

@@ -17,7 +17,7 @@ does not go on from there, and the cap-exceeded rule already reports it).
   gap can take is a longest path over it, computed in reverse topological
   order; it has no bound exactly when a counted step lies inside a component.
 
-Returns records of steps, (event, choice) pairs; `check` makes them findings
+Returns records of steps, each a `Stimulus`; `check` makes them findings
 with replayable traces.
 """
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import networkx as nx
 
@@ -35,10 +35,17 @@ from gapstate.run.concrete import concretize
 from gapstate.table.bounds import BOUNDS
 from gapstate.table.model import Table
 from gapstate.table.rules import SEND
-from gapstate.table.vocabulary import INITIAL, Config
+from gapstate.table.vocabulary import INITIAL, Config, Stimulus
 
-Fired = tuple[str, bool, int]  # the stimulus (event, choice) and the line of the row that fires on it
-Steps = tuple[tuple[str, bool], ...]
+Steps = tuple[Stimulus, ...]
+
+
+class Fired(NamedTuple):
+    """A step between configurations inside a gap: the stimulus sent, and the line of the row that fires on it."""
+
+    sent: Stimulus
+    line: int
+
 
 _SINK = -1  # every step that ends the gap, or leaves the explored range past a cap
 _ENDED = -2  # a step that ends the session, in a bound's witness
@@ -142,25 +149,24 @@ class _GapGraph:
             if steps is None:
                 continue
             if node not in inside:
-                entries.extend((node, (event, choice, line), target)
-                               for (event, choice), line, _, target in steps if target in inside)
+                entries.extend((node, Fired(sent, line), target) for sent, line, _, target in steps if target in inside)
                 continue
-            for (event, choice), line, _, target in steps:
+            for sent, line, _, target in steps:
                 gain = gains.get(line)
                 if target == node and gain is None:
                     continue
-                if event == "session_end" or target in ended:
+                if sent.event == "session_end" or target in ended:
                     if gain is not None:
-                        endings.append((node, (event, choice, line)))
+                        endings.append((node, Fired(sent, line)))
                     continue
                 pair = (node, target if target in inside else _SINK)
                 if pair not in moves:
-                    moves[pair] = (event, choice, line)
+                    moves[pair] = Fired(sent, line)
                 if gain is not None:
                     counted = best.setdefault(pair, [(0, moves[pair])] * len(gain))
                     for i, amount in enumerate(gain):
                         if amount > counted[i][0]:
-                            counted[i] = (amount, (event, choice, line))
+                            counted[i] = (amount, Fired(sent, line))
         graph = nx.DiGraph()
         graph.add_nodes_from(inside)
         graph.add_edges_from(moves)
@@ -170,13 +176,13 @@ class _GapGraph:
         self._components = list(nx.strongly_connected_components(graph))
         self._component = {node: i for i, members in enumerate(self._components) for node in members}
 
-    def _way(self, node: int) -> list[tuple[str, bool]]:
+    def _way(self, node: int) -> list[Stimulus]:
         """The stimuli of a shortest way from the initial configuration to a node, along any moves."""
         return [move.sent for move in self._exploration.moves_to(node, clean=False)]
 
-    def _within(self, start: int, end: int) -> list[tuple[str, bool]]:
+    def _within(self, start: int, end: int) -> list[Stimulus]:
         """A shortest way from one node to another of its component, along the component's own steps."""
-        return [step[:2] for step in self._cycle(start, end)]
+        return [step.sent for step in self._cycle(start, end)]
 
     def _cycle(self, start: int, end: int) -> list[Fired]:
         """The steps (rows included) of `_within`'s way."""
@@ -197,7 +203,7 @@ class _GapGraph:
         named: set[int] = set()
         first = []
         for items in regions.values():
-            rows = {move[2] for _, _, move, _ in items}
+            rows = {move.line for _, _, move, _ in items}
             if named.isdisjoint(rows):
                 first.append(items[0])
             named |= rows
@@ -215,7 +221,7 @@ class _GapGraph:
         found = sorted(((region[target], source, move, target) for source, move, target in [*self._entries, *steps]
                         if target in region and source not in region), key=lambda f: self._order[f[1]])
         decode = self._exploration.config
-        return tuple(sorted((Stuck(move[2], decode(target).state, (*self._way(source), move[:2]))
+        return tuple(sorted((Stuck(move.line, decode(target).state, (*self._way(source), move.sent))
                              for _, source, move, target in self._first_per_region(found)), key=lambda s: s.line))
 
     def loops(self) -> tuple[Loop, ...]:
@@ -229,8 +235,8 @@ class _GapGraph:
         loops = []
         for _, source, move, target in self._first_per_region(found):
             cycle = [move, *self._cycle(target, source)]
-            rows = tuple(sorted({line for _, _, line in cycle}))
-            loops.append(Loop(move[2], tuple(self._way(source)), tuple(step[:2] for step in cycle), rows))
+            rows = tuple(sorted({step.line for step in cycle}))
+            loops.append(Loop(move.line, tuple(self._way(source)), tuple(step.sent for step in cycle), rows))
         return tuple(sorted(loops, key=lambda loop: loop.line))
 
     def bounds(self) -> tuple[Reached, ...]:
@@ -255,7 +261,7 @@ class _GapGraph:
         tail: dict[int, list[tuple[int, Fired | None]]] = {}  # node -> per bound, the session_end step counting most
         for node, move in self._endings:
             counted = tail.setdefault(node, [(0, None)] * width)
-            for i, amount in enumerate(gains[move[2]]):
+            for i, amount in enumerate(gains[move.line]):
                 if amount > counted[i][0]:
                     counted[i] = (amount, move)
         value: dict[int, list[float]] = {}
@@ -286,14 +292,14 @@ class _GapGraph:
         for i, bound in enumerate(_GAP_BOUNDS):
             start = None
             for source, move, target in self._entries:  # breadth-first: the first best is the shortest
-                total = gains.get(move[2], (0,) * width)[i] + value[component[target]][i]
+                total = gains.get(move.line, (0,) * width)[i] + value[component[target]][i]
                 if start is None or total > start[0]:
                     start = (total, source, move, target)
             if start is None:
                 found.append(Reached(bound.name, 0, ()))
                 continue
             total, source, move, node = start
-            steps = [*self._way(source), move[:2]]
+            steps = [*self._way(source), move.sent]
             while True:
                 group = component[node]
                 leaving, after = exit_of[group][i]
@@ -301,10 +307,10 @@ class _GapGraph:
                     break
                 steps.extend(self._within(node, leaving))
                 if after == _ENDED:
-                    steps.append(tail[leaving][i][1][:2])  # type: ignore[index]
+                    steps.append(tail[leaving][i][1].sent)  # type: ignore[union-attr]
                     break
                 pair = (leaving, after)
-                steps.append((best[pair][i][1] if pair in best else self._moves[pair])[:2])
+                steps.append((best[pair][i][1] if pair in best else self._moves[pair]).sent)
                 if after == _SINK:
                     break
                 if component[after] == group:  # a counted step on a cycle: once round shows the loop

@@ -7,13 +7,14 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from gapstate.run.concrete import concretize
+from gapstate.table.vocabulary import Stimulus
 
 
 class Trace(Sequence[dict[str, Any]]):
     """A shortest trace kept as a place in a breadth-first tree, its events made each time it is read.
 
     `tree` maps a node to (depth, parent node, the move from the parent,
-    whose first item is its (event, choice) stimulus), a source to (0, None,
+    whose first item is its `Stimulus`), a source to (0, None,
     None), as `graph.walk` returns it; the trace walks from the source to
     `node`, then takes `last`. A
     check of a big table holds thousands of counterexamples that share their
@@ -24,11 +25,11 @@ class Trace(Sequence[dict[str, Any]]):
     __slots__ = ("_tree", "_node", "_last")
     __hash__ = None  # type: ignore[assignment]
 
-    def __init__(self, tree: dict[Any, tuple[int, Any, tuple | None]], node: Any, last: tuple[str, bool]):
+    def __init__(self, tree: dict[Any, tuple[int, Any, tuple | None]], node: Any, last: Stimulus):
         self._tree, self._node, self._last = tree, node, last
 
-    def steps(self) -> list[tuple[str, bool]]:
-        """The (event, choice) pairs the trace is made of."""
+    def steps(self) -> list[Stimulus]:
+        """The stimuli the trace is made of."""
         tree, node = self._tree, self._node
         steps = []
         while True:

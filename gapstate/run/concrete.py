@@ -28,7 +28,7 @@ from typing import Any
 from gapstate.run.event import Event, fresh_id
 from gapstate.run.machine import Outcome, Status
 from gapstate.run.replayer import Session
-from gapstate.table.vocabulary import ENDINGS, PAYLOADS, SEEN, WRITE_OFFS
+from gapstate.table.vocabulary import ENDINGS, PAYLOADS, SEEN, WRITE_OFFS, Stimulus
 
 STEP_MS = 100  # the time between two events, unless SAME_MS
 # How a step is realized (its `how`); "" is the default.
@@ -119,9 +119,9 @@ class Concretizer:
         return outcome
 
 
-def concretize(steps: Iterable[tuple[str, bool] | tuple[str, bool, str]], session: Session | None = None
+def concretize(steps: Iterable[Stimulus | tuple[str, bool, str]], session: Session | None = None
                ) -> list[dict[str, Any]]:
-    """A replayable trace for abstract steps: (event, choice) pairs, or (event, choice, how).
+    """A replayable trace for abstract steps: stimuli, or (event, choice, how) as a goal's `Way` is.
 
     With a session the steps are replayed as they are made, and the trace
     ends at the first event the table does not take.

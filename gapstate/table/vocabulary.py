@@ -249,6 +249,19 @@ CHOICE_OF: dict[str, str] = {g.payload.event: name for name, g in GUARDS.items()
 PAYLOADS: dict[str, Payload] = {g.payload.event: g.payload for g in GUARDS.values() if g.payload}
 
 
+class Stimulus(NamedTuple):
+    """What the environment sends at one step: an event, and the value of the guard its payload sets.
+
+    `choice` is the value of `CHOICE_OF[event]` (`dup` for loss_voiced,
+    `post_send` for evidence_turn), and False for an event whose payload
+    sets none. The explorer, the proof's traces, the shrinker and the walks
+    all step on it; how a trace realizes it is `run.concrete`'s.
+    """
+
+    event: str
+    choice: bool = False
+
+
 def guard_words(guard: str, value: bool) -> str:
     """What a guard means when it holds (`value`) or not."""
     return GUARDS[guard].meaning if value else GUARDS[guard].false
