@@ -27,6 +27,7 @@ PAGES = {
     "diff": "diff",
     "init": "ci",
     "gen": "gen",
+    "mutate": "mutate",
 }
 SHARED = "cli"
 FINDINGS = "findings"

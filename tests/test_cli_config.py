@@ -407,6 +407,7 @@ def _spec_commands(folder):
         "vectors": ["vectors", str(folder / "out")],
         "conform": ["conform", "--replay", str(trace), "--", sys.executable, str(ROOM_LOOP)],
         "gen": ["gen", "python", str(folder / "decider.py")],
+        "mutate": ["mutate", "--kind", "duplicated"],  # a copy never fires: nothing to check
     }
 
 

@@ -61,6 +61,8 @@ def _commands(folder: Path) -> dict[str, list[str]]:
         "diff-same": ["diff", SPEC, SPEC],
         "diff-json": ["diff", SPEC, str(folder / "broken.md"), "--format", "json"],
         "diff-github": ["diff", SPEC, str(folder / "broken.md"), "--format", "github"],
+        "mutate": ["mutate", SPEC, "--kind", "duplicated"],
+        "mutate-json": ["mutate", SPEC, "--kind", "duplicated", "--format", "json"],
         "diff-traces": ["diff", SPEC, str(folder / "broken.md"), "--traces", trace],
     }
 

@@ -165,6 +165,7 @@ COMMANDS = {
     "coverage": ("trace", lambda p: ["coverage", p]),
     "fuzz": ("spec", lambda p: ["fuzz", "--spec", p, "--examples", "1"]),
     "vectors": ("spec", lambda p: ["vectors", p + ".out", "--spec", p]),
+    "mutate": ("spec", lambda p: ["mutate", p, "--kind", "duplicated"]),
     "conform --spec": ("spec", lambda p: _conform("--spec", p)),
     "conform --vectors": ("folder", lambda p: _conform("--vectors", p)),
 }

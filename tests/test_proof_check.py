@@ -44,3 +44,13 @@ def test_findings_come_in_line_order():
     text = variant("CLEAR | busy_end | - | = | noop", "", text)
     lines = [f.line for f in check_text(text).findings]
     assert lines == sorted(lines)
+
+
+def test_findings_only_gives_the_same_findings_without_their_causes_or_the_bounds():
+    from gapstate.proof.check import check
+
+    spec = gapstate.load_spec(variant("OPEN | floor_released | busy | DUE | defer_no_interrupt",
+                                      "OPEN | floor_released | busy | SENDING | send_request"))
+    full, bare = check(spec), check(spec, findings_only=True)
+    assert full.findings and sorted(f.kind for f in bare.findings) == sorted(f.kind for f in full.findings)
+    assert full.causes and not bare.causes and not bare.tested and bare.progress.bounds == ()

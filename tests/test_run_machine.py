@@ -83,3 +83,20 @@ def test_rows_are_looked_up_by_state_and_event_as_a_scan_of_every_row_finds_them
             assert table.rows_written(state, event) == tuple(r for r in table.rows if r.event == event and r.state == state)
     assert [r.line for r in table.rows_for("OPEN", "busy_start")] == sorted(r.line for r in table.rows_for("OPEN", "busy_start"))
     assert len(table.rows_for("OPEN", "busy_start")) == 2
+
+
+def test_a_machine_sharing_anothers_steps_steps_as_a_fresh_one_and_takes_only_the_unchanged_pairs():
+    from gapstate.proof.explore import explore
+    from gapstate.table.vocabulary import EVENTS
+
+    base = Machine(parse_spec(SPEC_TEXT, "spec.md").table)
+    configs = [c for c in explore(base, budget=None).configs() if not c.ended]
+    keys = [(c, e, x) for c in configs for e in EVENTS for x in base.choices(c, e)]
+    for key in keys:
+        base.step(*key)
+    changed = parse_spec(variant("OPEN | busy_end | - | = | noop", "OPEN | busy_end | - | = | note_trim"), "m").table
+    shared, fresh = base.sharing(changed), Machine(changed)
+    assert shared.table == changed and [shared.step(*k) for k in keys] == [fresh.step(*k) for k in keys]
+    assert shared.step(Config(state="OPEN"), "busy_end").actions == ("note_trim",)
+    capped = parse_spec(SPEC_TEXT.replace("@cap session_requests 3", "@cap session_requests 4"), "c").table
+    assert [base.sharing(capped).step(*k) for k in keys] == [Machine(capped).step(*k) for k in keys]

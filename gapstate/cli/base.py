@@ -261,6 +261,7 @@ COMMANDS = {
     "conform": "testing",
     "init": "init",
     "gen": "gen",
+    "mutate": "mutate",
 }
 
 

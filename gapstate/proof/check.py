@@ -132,10 +132,16 @@ def _redrawn(
 
 
 def check(spec: Spec, progress: Callable[[int, int], None] | None = None,
-          budget: int | None = MAX_CONFIGURATIONS) -> CheckResult:
+          budget: int | None = MAX_CONFIGURATIONS, machine: Machine | None = None,
+          findings_only: bool = False) -> CheckResult:
     """Every finding about the spec, in line order; `progress` and `budget` are handed to `explore`.
 
     Past the budget, a GapstateError names the spec and its largest cap.
+    `machine`, when given, steps the spec's table (one made by
+    `Machine.sharing`, say). `findings_only` leaves out what only
+    explains the findings or goes beyond them (which follows from which, the
+    steps each rule was tested on, the bounds): the same findings, for a
+    caller that asks only which there are (`proof.mutation`).
     """
     table = spec.table
     stats = {
@@ -152,7 +158,8 @@ def check(spec: Spec, progress: Callable[[int, int], None] | None = None,
     if spec.steppable:
         assert table is not None
         findings.extend(totality_findings(table))
-        machine = Machine(table)
+        if machine is None or machine.table != table:
+            machine = Machine(table)
         try:
             exploration = explore(machine, progress, budget)
         except TooManyConfigurations as error:
@@ -166,10 +173,11 @@ def check(spec: Spec, progress: Callable[[int, int], None] | None = None,
         findings.extend(reach)
         stats["unreachable_allowed"] = allowed
         findings.extend(rule_findings(exploration))
-        found = gap_progress(table, exploration)
+        found = gap_progress(table, exploration, bounds=not findings_only)
         findings.extend(found.findings())
-        checked = tested(machine, exploration)
-        findings, causes = attribute(findings, table, machine, exploration)
+        if not findings_only:
+            checked = tested(machine, exploration)
+            findings, causes = attribute(findings, table, machine, exploration)
         diagrams = diagram_findings(spec.text, table, spec.path)
         causes.update(_redrawn(findings, causes, diagrams))
         findings.extend(diagrams)

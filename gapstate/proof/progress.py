@@ -105,9 +105,10 @@ class Progress:
         return {reached.name: reached.to_dict() for reached in self.bounds}
 
 
-def progress(table: Table, exploration: Exploration) -> Progress:
+def progress(table: Table, exploration: Exploration, bounds: bool = True) -> Progress:
+    """The gaps that cannot end, the loops that send, and (unless `bounds` is False) the bounds reached."""
     graph = _GapGraph(table, exploration)
-    return Progress(graph.stuck(), graph.loops(), graph.bounds())
+    return Progress(graph.stuck(), graph.loops(), graph.bounds() if bounds else ())
 
 
 class _GapGraph:

@@ -127,6 +127,30 @@ class Machine:
                 self._lookup[(state, event)] = (names, {k: compiled[r.line] for k, r in rows.items()})
         self._memo: dict[tuple[Config, str, bool], Outcome] = {}
         self._nodes: dict[Config, Node] = {}
+        # this machine's memo grouped by (state, event), and how many steps it held then (`sharing`)
+        self._shared: tuple[int, dict[tuple[str, str], dict[tuple[Config, str, bool], Outcome]]] | None = None
+
+    def sharing(self, table: Table) -> Machine:
+        """A machine for `table` that starts with this one's memoised steps wherever the two step alike.
+
+        Alike means the same caps and, for a (state, event), the same rows
+        compiled: a step depends on nothing else. For checking many tables
+        that each differ from one in a row (`proof.mutation`): exploring
+        each then steps only what its changed row touches.
+        """
+        machine = Machine(table)
+        if machine.caps != self.caps or machine.initial != self.initial:
+            return machine
+        if self._shared is None or self._shared[0] != len(self._memo):
+            grouped: dict[tuple[str, str], dict[tuple[Config, str, bool], Outcome]] = {}
+            for key, outcome in self._memo.items():
+                grouped.setdefault((key[0].state, key[1]), {})[key] = outcome  # no event's `sets` moves the state
+            self._shared = (len(self._memo), grouped)
+        memo = machine._memo
+        for pair, steps in self._shared[1].items():
+            if machine._lookup.get(pair) == self._lookup.get(pair):
+                memo.update(steps)
+        return machine
 
     def choices(self, config: Config, event: str) -> tuple[bool, ...]:
         """The values the event's chosen guard can take here (just False if it has none)."""
