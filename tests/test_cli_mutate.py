@@ -29,7 +29,7 @@ def test_the_ratchet_fails_on_a_survivor_outside_the_baseline_and_passes_once_it
     assert unlisted.exit_code == 1
     assert unlisted.stdout.count(": survivor (") == 1 and names[-1].split(" -> ")[1] in unlisted.stdout
     assert unlisted.stderr.splitlines()[-1].startswith(f"gapstate mutate: {SPEC_PATH}: ")
-    assert "1 survivor outside the baseline" in unlisted.stderr
+    assert "; 1 outside the baseline" in unlisted.stderr
 
 
 def test_a_bad_baseline_exits_2_at_its_line_and_column_before_any_work(tmp_path):

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from gapstate.cli.render.mutate import mutate_summary, mutate_text
 from gapstate.proof.mutation import Difference, MutationResult, Survivor, Verdict, rule_kills
-from gapstate.table.vocabulary import Config
+from gapstate.table.vocabulary import Config, Stimulus
 
 ROW = "REQUESTED | loss_voiced | !dup | OPEN | reopen_gap"
 BECAME = "REQUESTED | loss_voiced | !dup | OPEN | open_gap"
 NAME = f"{ROW} -> {BECAME}"
 OPEN = Config(state="OPEN")
-STEPS = (("loss_voiced", False),)
+STEPS = (Stimulus("loss_voiced", False),)
 TRACE = ({"event": "loss_voiced", "t": 100, "id": "iv-1"},)
 
 
@@ -46,9 +46,9 @@ def test_with_a_baseline_only_the_survivors_outside_it_are_shown_and_stale_names
     listed = _result().against([NAME, "CLEAR | busy_end | - | = | noop -> (deleted)"])
     text = mutate_text(listed)
     assert "survivor (" not in text and "1 survivor listed in the baseline; 0 outside it" in text
-    assert "note: in the baseline but no survivor here (killed now, or no longer a mutant): CLEAR | busy_end" in text
+    assert "note: in the baseline but no survivor here (killed now, or no longer a mutant):\n    `CLEAR | busy_end | - | = | noop -> (deleted)`" in text
     assert mutate_summary(listed).endswith("; every survivor in the baseline")
-    assert mutate_summary(_result().against([])).endswith("; 1 survivor outside the baseline")
+    assert mutate_summary(_result().against([])).endswith("; 1 outside the baseline")
     assert mutate_summary(_result()) == "gapstate mutate: spec.md: 3 mutants, 2 change behaviour, 1 killed; 1 survivor"
 
 

@@ -35,6 +35,9 @@ CASES = {
     "check, the bundled fallback": ("check",),
     "check, several specs": ("check", "spec/gap-state.md", "defective.md"),
     "witness, the bundled fallback": ("witness", "196"),
+    "mutate, the survivors of a row with its longest name": ("mutate", *SPEC, "--line", str(next(
+        n for n, line in enumerate(SPEC_TEXT.splitlines(), 1) if line.startswith("REQUESTED | request_undelivered | attempts_left,candidate_active"))),
+        "--kind", "next_changed", "--jobs", "1"),
 }
 
 

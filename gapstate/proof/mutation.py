@@ -33,7 +33,7 @@ from gapstate.table.diagram import marked_blocks
 from gapstate.table.load import Spec, parse_spec
 from gapstate.table.model import ANY_STATE, STAY, Row, Table, format_guards
 from gapstate.table.rules import RULES
-from gapstate.table.vocabulary import ACTIONS, EVENTS, STATES, Config
+from gapstate.table.vocabulary import ACTIONS, EVENTS, STATES, Config, Stimulus
 
 KINDS = ("deleted", "duplicated", "guard_negated", "guard_dropped", "next_changed", "action_replaced")
 DELETED, DUPLICATED = "(deleted)", "(duplicated)"  # what a mutant's name says its row became, for these two kinds
@@ -158,7 +158,7 @@ def kills(findings: Iterable[Finding]) -> frozenset[str]:
 class Difference(NamedTuple):
     """The first step at which a mutant behaves otherwise: the steps before it, and both tables' outcomes."""
 
-    steps: tuple[tuple[str, bool], ...]  # (event, choice) of the shortest trace, its last the step that differs
+    steps: tuple[Stimulus, ...]  # the shortest trace's, its last the step that differs
     table: tuple[Any, ...]  # what the table does there (`observable`)
     mutant: tuple[Any, ...]  # what the mutant does there
 
@@ -208,8 +208,8 @@ class Reference:
             for choice in reference.choices(config, event):
                 seen, now = observable(reference.step(config, event, choice)), observable(machine.step(config, event, choice))
                 if seen != now:
-                    steps = [(s.event, s.choice) for s in self.exploration.steps_to(config, clean=False)]
-                    return Difference((*steps, (event, choice)), seen, now)
+                    steps = self.exploration.steps_to(config, clean=False)
+                    return Difference((*steps, Stimulus(event, choice)), seen, now)
         return None
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from gapstate.cli.output import escape
 from gapstate.cli.render import plural, trace_lines
+from gapstate.words import wrap
 
 if TYPE_CHECKING:
     from gapstate.proof.mutation import MutationResult, Survivor
@@ -35,11 +36,12 @@ def mutate_text(result: MutationResult) -> str:
     if result.baseline is not None:
         listed = survivors - len(shown)
         lines.append(f"{plural(listed, 'survivor')} listed in the baseline; {len(shown)} outside it")
-        lines.extend(f"{spec}: note: in the baseline but no survivor here (killed now, or no longer a mutant): {escape(name)}"
+        lines.extend(f"{spec}: note: in the baseline but no survivor here (killed now, or no longer a mutant): `{escape(name)}`"
                      for name in result.unused)
     for survivor in shown:
         lines.extend(_survivor_lines(spec, survivor, step_words))
-    return "\n".join(lines)
+    # within the width, but a trace's events whole (they are JSON Lines to paste into a file)
+    return "\n".join(part for line in lines for part in ([line] if line.startswith("    {") else wrap(line)))
 
 
 def _wrapped(names: list[str], width: int = 96) -> list[str]:
@@ -70,7 +72,7 @@ def mutate_summary(result: MutationResult) -> str:
     """`gapstate mutate: SPEC: N mutants, ...`: the counts and the verdict."""
     spec = result.spec
     survivors = len(result.survivors)
-    verdict = (f"{plural(len(result.new), 'survivor')} outside the baseline" if result.baseline is not None and result.new
+    verdict = (f"{len(result.new)} outside the baseline" if result.baseline is not None and result.new
                else "every survivor in the baseline" if result.baseline is not None
                else "ok: no survivor" if not survivors else f"{plural(survivors, 'survivor')}")
     return (f"gapstate mutate: {spec}: {plural(len(result.verdicts), 'mutant')}, {result.behaviour_changing} change "
