@@ -1,4 +1,4 @@
-"""The vocabulary (with its rules catalogue) is the one place that names guards and actions, and its records are whole."""
+"""The vocabulary (with the catalogues written in it) is the one place that names states, events, guards and actions, and its records are whole."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ from gapstate.table.vocabulary import (
     ACTIONS,
     CHOICE_OF,
     COUNTERS,
+    EVENTS,
     FLAGS,
     GUARDS,
     INVALID,
     PAYLOADS,
+    STATES,
     Config,
     field_words,
     guard_words,
@@ -20,19 +22,36 @@ from gapstate.table.vocabulary import (
 
 from .support import package_nodes
 
-VOCABULARY = {"table/vocabulary.py", "table/rules.py"}  # the names, and the rules written in them
+# The names, and the catalogues written in them: the rules, the bounds, the parser's known mistakes
+# (example lines of a table) and the boundary goals (gadgets of the seed's events and states).
+VOCABULARY = {"table/vocabulary.py", "table/rules.py", "table/bounds.py", "table/mistakes.py", "fuzzing/boundaries.py"}
+
+# Strings elsewhere that spell a name of the vocabulary but name something else.
+NOT_THE_NAME = {
+    ("run/replayer.py", "debt_owed"): "a key of the replay document's final configuration",
+    ("run/replayer.py", "ended"): "a key of the replay document's final configuration",
+    ("cli/render/replay.py", "debt_owed"): "reading that key back",
+    ("cli/render/replay.py", "ended"): "reading that key back",
+    ("conformance/answers.py", "debt_owed"): "the line protocol's answer field",
+    ("run/machine.py", "ended"): "Status.ENDED's value: what became of a step, not the flag",
+}
 
 
-def test_no_module_but_the_vocabulary_names_a_guard_or_an_action_in_code():
-    names = set(GUARDS) | set(ACTIONS)
-    named = []
-    for name, nodes in package_nodes():
-        if name in VOCABULARY:
+def test_no_module_but_the_vocabulary_and_its_catalogues_names_a_state_event_guard_counter_flag_or_action():
+    """A name spelt as a whole string literal is code that knows the vocabulary; a name inside a sentence is words."""
+    names = {*STATES, *EVENTS, *GUARDS, *COUNTERS, *FLAGS, *ACTIONS}
+    named, excused = [], set()
+    for module, nodes in package_nodes():
+        if module in VOCABULARY:
             continue
         for node in nodes:
             if isinstance(node, ast.Constant) and node.value in names:
-                named.append(f"{name}:{node.lineno}: {node.value!r}")
+                if (module, node.value) in NOT_THE_NAME:
+                    excused.add((module, node.value))
+                else:
+                    named.append(f"{module}:{node.lineno}: {node.value!r}")
     assert named == []
+    assert excused == set(NOT_THE_NAME), "an excuse no longer needed: remove it"
 
 
 def test_every_guard_says_what_it_means_both_ways_and_gets_its_value_one_way():

@@ -26,7 +26,8 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
-from gapstate.fuzzing.goals import REFUSED, Goal, Story, Way, catalogue, realize, retell
+from gapstate.fuzzing.boundaries import catalogue
+from gapstate.fuzzing.goals import REFUSED, Goal, Story, Way, realize, retell
 from gapstate.proof.explore import explore
 from gapstate.proof.graph import Exploration, walk
 from gapstate.proof.reach import firings

@@ -24,11 +24,12 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any, NamedTuple
 
-from gapstate.fuzzing.goals import REFUSED, Goal, Story, Way, catalogue, retell
+from gapstate.fuzzing.boundaries import catalogue
+from gapstate.fuzzing.goals import REFUSED, Goal, Story, Way, retell
 from gapstate.run.concrete import AFTER, AT, AT_DUP, BEFORE, EPISODE, SAME_MS, SETTLED, WRITTEN_OFF
 from gapstate.run.machine import Machine
 from gapstate.run.replayer import ReplayResult
-from gapstate.table.vocabulary import ENDINGS, WRITE_OFFS, Config
+from gapstate.table.vocabulary import ENDINGS, PAYLOADS, SEEN, WRITE_OFFS, Config
 
 
 class Reading(NamedTuple):
@@ -58,14 +59,17 @@ def readings(result: ReplayResult) -> list[Reading]:
         if t is not None and t == previous:
             hows.add(SAME_MS)
         choice = False
-        if step.event == "loss_voiced" and item is not None:
+        payload = PAYLOADS.get(step.event)
+        if item is None or payload is None:
+            pass  # no payload sets a guard: the choice is False
+        elif payload.reads == SEEN:  # an interval id: fresh, or a repeat of one of a kind
             choice = item.id in kinds
             if choice:
                 hows.add(kinds[item.id])
                 dup_at = t
             else:
                 kinds[item.id] = EPISODE
-        elif step.event == "evidence_turn" and item is not None:
+        else:  # speech against the horizon
             horizon = step.horizon  # the replayer's: the later of the commit and the last unseen loss
             speech = item.speech_start
             choice = horizon is not None and speech > horizon

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from gapstate.fuzzing.goals import Goal, Story, Way, retell
 from gapstate.proof.graph import walk
 from gapstate.run.machine import Machine, Outcome, Status
-from gapstate.table.vocabulary import EVENTS, Config, Stimulus
+from gapstate.table.vocabulary import EVENTS, SESSION_END, Config, Stimulus
 
 
 class Send(NamedTuple):
@@ -78,7 +78,7 @@ class Guide:
     def ends(self, target: Any) -> bool:
         """Whether hitting the target ends the session (a row of, or a hole at, `session_end`)."""
         event = target[1] if isinstance(target, tuple) else self._events[target]
-        return event == "session_end"
+        return event == SESSION_END
 
     def keeping(self, config: Config, target: Any) -> set[Stimulus]:
         """The stimuli from `config` after which `target` can still be hit (all moves if none can).

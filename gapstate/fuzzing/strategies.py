@@ -28,7 +28,7 @@ from gapstate.run.event import FIELDS, TEXTS, TIMES, fresh_id
 from gapstate.run.machine import Status
 from gapstate.run.replayer import Session, machine_for
 from gapstate.table.load import Spec, resolve
-from gapstate.table.vocabulary import EVENTS, PAYLOADS, SEEN
+from gapstate.table.vocabulary import EVENTS, PAYLOADS, SEEN, SESSION_END
 
 _IDS = tuple(fresh_id(n) for n in range(1, 7))
 _GAPS = (0, 0, 1, 5, 40, 250, 1000)  # ms between events: equal times are common
@@ -107,7 +107,7 @@ def traces(spec: Any = None, max_size: int = 60, toward: Any = None, goals: Any 
     labels = {row.line: f"row {row.line}: {row}" for row in spec.table.rows}  # what hypothesis.event() records
     # session_end ends the walk: it is sent when a walk heads for one of its
     # rows, or at the very end, never while wandering.
-    moves = moves_of(tuple(name for name in _event_names(spec) if name != "session_end"))
+    moves = moves_of(tuple(name for name in _event_names(spec) if name != SESSION_END))
     return _walk(_Drawing(machine, wanted, labels, moves, max_size, goals, _goal_walks))
 
 
@@ -224,9 +224,9 @@ def _walk(draw: st.DrawFn, drawing: _Drawing) -> list[dict[str, Any]]:
                 break
     finally:
         walking.pop()
-    if not walk.stopped and machine.step(session.config, "session_end").status not in (Status.REFUSED, Status.ENDED):
+    if not walk.stopped and machine.step(session.config, SESSION_END).status not in (Status.REFUSED, Status.ENDED):
         if draw(BOOL):
-            trace.append(walk.feed({"event": "session_end", "t": walk.concrete.t + _GAPS[draw(_GAP)]}))
+            trace.append(walk.feed({"event": SESSION_END, "t": walk.concrete.t + _GAPS[draw(_GAP)]}))
     for target in walk.hit:
         if target in drawing.labels or isinstance(target, tuple):
             event(drawing.labels[target] if target in drawing.labels else _hole_label(target))

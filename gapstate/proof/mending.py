@@ -27,7 +27,7 @@ from gapstate.findings import Ambiguous, Contradiction, Finding, NotTotal, RuleB
 from gapstate.proof.graph import Exploration, walk
 from gapstate.run.machine import Machine, Status
 from gapstate.table.model import Literal, Row, Table, holds
-from gapstate.table.vocabulary import ACTIONS, COUNTERS, EVENTS, FLAGS, Config
+from gapstate.table.vocabulary import ACTIONS, COUNTERS, EVENTS, FLAGS, SESSION_ENDED, Config
 
 # Up to this many configurations within the caps, a row that cannot fire in
 # any of them is known not to fire without a walk (see `Walker._may_fire`).
@@ -186,7 +186,7 @@ class Walker:
         if any(c not in caps for c in counters):
             return True
         # an ended session steps no more: only the other flags vary
-        ranges = [states, *(range(caps[c] + 1) for c in counters), *(((False,) if f == "ended" else (False, True)) for f in FLAGS)]
+        ranges = [states, *(range(caps[c] + 1) for c in counters), *(((False,) if f == SESSION_ENDED else (False, True)) for f in FLAGS)]
         if prod(len(values) for values in ranges) > STATIC_BUDGET:
             return True
         for fields in product(*ranges):

@@ -35,7 +35,7 @@ from gapstate.run.concrete import concretize
 from gapstate.table.bounds import BOUNDS
 from gapstate.table.model import Table
 from gapstate.table.rules import SEND
-from gapstate.table.vocabulary import INITIAL, Config, Stimulus
+from gapstate.table.vocabulary import INITIAL, SESSION_END, Config, Stimulus
 
 Steps = tuple[Stimulus, ...]
 
@@ -156,7 +156,7 @@ class _GapGraph:
                 gain = gains.get(line)
                 if target == node and gain is None:
                     continue
-                if sent.event == "session_end" or target in ended:
+                if sent.event == SESSION_END or target in ended:
                     if gain is not None:
                         endings.append((node, Fired(sent, line)))
                     continue

@@ -1,9 +1,12 @@
 """What the table's names mean: states, events, guards, counters, flags, actions and labels.
 
-The one declarative place for the vocabulary. Every other module asks it
-(or the rules catalogue built on it, `gapstate.table.rules`): none names a
-guard or an action in code. Adding a guard or an action is an entry here,
-with the words `gapstate explain` says about it; adding a rule, one there.
+The one declarative place for the vocabulary. Every other module asks it,
+or a catalogue written in its names (the rules, `gapstate.table.rules`; the
+bounds; the parser's known mistakes; the boundary goals,
+`gapstate.fuzzing.boundaries`): none names a state, an event, a guard or an
+action in code (tests/test_table_vocabulary.py). Adding a guard or an
+action is an entry here, with the words `gapstate explain` says about it;
+adding a rule, one there.
 
 A `Config` is the finite part of the configuration: the state, the counters
 and the flags. The concrete history a replay keeps besides it (the payload
@@ -161,6 +164,11 @@ EVENTS: dict[str, EventEffect] = {
     ),
     "session_end": EventEffect("the session ended: no event may follow", then={"ended": True}),
 }
+
+# The flag that says the session has ended, and the event that ends it: nothing may follow it.
+SESSION_ENDED = "ended"
+SESSION_END = next(name for name, effect in EVENTS.items() if effect.then.get(SESSION_ENDED))
+assert SESSION_ENDED in FLAGS
 
 # How the replay's history reads a payload value (see `Payload.reads`).
 SEEN = "seen"  # true when the value was already given this session
