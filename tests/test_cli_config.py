@@ -345,7 +345,7 @@ def test_a_setting_that_resolves_outside_the_settings_file_folder_exits_2_naming
 
 
 def test_paths_inside_the_folder_tree_are_read_relative_to_the_settings_file_links_included(outside, monkeypatch):
-    from gapstate.cli.config import generated_paths
+    from gapstate.cli.config import settings
 
     repo = outside
     (repo / "spec" / "gap-state.md").write_text(SPEC_TEXT, encoding="utf-8")
@@ -354,7 +354,7 @@ def test_paths_inside_the_folder_tree_are_read_relative_to_the_settings_file_lin
     (repo / "src").mkdir()
     monkeypatch.chdir(repo / "src")
     assert resolve_spec_path().path == "../table.md"
-    assert generated_paths() == ("decider.rs", "../py/decider.py")
+    assert settings().generated == ("decider.rs", "../py/decider.py")
     result = run("check")  # the spec is read; the generated files, listed but not written yet, are findings
     assert result.exit_code == 1
     assert "../py/decider.py is listed in `generated` but is not there" in result.stdout
@@ -362,12 +362,12 @@ def test_paths_inside_the_folder_tree_are_read_relative_to_the_settings_file_lin
 
 @pytest.mark.parametrize("value", ['"src/decider.rs"', "[1]", '[""]'])
 def test_generated_must_be_a_list_of_paths(outside, monkeypatch, value):
-    from gapstate.cli.config import generated_paths
+    from gapstate.cli.config import settings
 
     (outside / "gapstate.toml").write_text(f"generated = {value}\n", encoding="utf-8")
     monkeypatch.chdir(outside)
     with pytest.raises(GapstateError, match="generated must be"):
-        generated_paths()
+        settings()
 
 
 @pytest.mark.parametrize("name", ["pyproject.toml", "gapstate.toml"])
@@ -511,7 +511,7 @@ def test_a_table_outside_the_folder_of_the_settings_file_there_is_named_with_spe
 def test_the_settings_example_on_the_cli_page_is_read_as_it_says(tmp_path, monkeypatch):
     import re
 
-    from gapstate.cli.config import generated_paths, settings
+    from gapstate.cli.config import settings
 
     from .support import ROOT
 
@@ -520,7 +520,7 @@ def test_the_settings_example_on_the_cli_page_is_read_as_it_says(tmp_path, monke
     (tmp_path / "gapstate.toml").write_text(example, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     assert settings().spec == "spec/gap-state.md" and max_configurations(None) == 5_000_000
-    assert generated_paths() == ("src/decider.rs",)
+    assert settings().generated == ("src/decider.rs",)
 
 
 @given(st.text(st.characters(blacklist_categories=("Cs",))))

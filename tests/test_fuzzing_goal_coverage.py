@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gapstate
 from gapstate.conformance.vectors import build
-from gapstate.fuzzing.goal_coverage import coverage, fuzz_goals, met, readings
+from gapstate.fuzzing.goal_coverage import fuzz_goals, met, readings
 from gapstate.run.replayer import machine_for
 
 SPEC = gapstate.load_spec()
@@ -64,8 +64,12 @@ def test_an_event_without_t_is_at_the_previous_millisecond():
     assert "same_ms" in readings(gapstate.replay(SPEC, trace))[1].hows
 
 
-def test_coverage_lists_goals_met_and_missed_by_name_and_counts_pairs():
-    report = coverage(GOALS, {"post_send:at", GOALS.pairs[0]})
+def test_a_fuzz_result_lists_goals_met_and_missed_by_name_and_counts_pairs():
+    from gapstate.fuzzing.fuzzer import FuzzResult
+
+    result = FuzzResult("spec.md", (0,), 1, 1, None, (), (), goals=GOALS.names, met=("post_send:at", GOALS.pairs[0]),
+                        pairs=len(GOALS.pairs))
+    report = result.goal_coverage
     assert report["met"] == ["post_send:at"]
     assert len(report["missed"]) == len(GOALS.names) - 1
     assert report["pairs"] == {"possible": len(GOALS.pairs), "covered": 1}

@@ -100,12 +100,6 @@ def max_configurations(given: int | None, cwd: str | Path | None = None) -> int 
     return None if found is None else found.max_configurations
 
 
-def generated_paths(cwd: str | Path | None = None) -> tuple[str, ...]:
-    """The `generated` setting: the files made from the spec, relative to the working folder (none when unset)."""
-    found = settings(cwd)
-    return () if found is None else found.generated
-
-
 def settings(cwd: str | Path | None = None) -> Settings | None:
     """The settings of the nearest settings file above `cwd` (default: the working folder), or None when there is none."""
     start = Path.cwd() if cwd is None else Path(cwd)

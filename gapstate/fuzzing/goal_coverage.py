@@ -154,12 +154,3 @@ def fuzz_goals(machine: Machine) -> Goals:
     return Goals(goals, tuple(f"pair:{a}>{b}" for a, b in pairs))
 
 
-def coverage(goals: Goals, met_names: set[str]) -> dict[str, Any]:
-    """Goal coverage as fuzz reports it: the goals met and missed by name, the pairs counted."""
-    return {
-        "met": [name for name in goals.names if name in met_names],
-        "missed": [name for name in goals.names if name not in met_names],
-        "pairs": {"possible": len(goals.pairs), "covered": sum(name in met_names for name in goals.pairs)},
-    }
-
-
