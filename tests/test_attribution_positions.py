@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from gapstate.attribution.positions import locate, position, problem_lines
-from gapstate.attribution.validation import Problem
+from gapstate.attribution.validation import ReportProblem
 
 
 def test_problem_positions_survive_escapes_brackets_and_non_ascii_text():
@@ -20,7 +20,7 @@ def test_problem_positions_survive_escapes_brackets_and_non_ascii_text():
 def test_problem_lines_come_in_text_order_and_stop_at_the_limit():
     text = '{"a": 1,\n "b": [true,\n  false],\n "c": null}'
     # "z" is missing: it points at its object, the root
-    problems = [Problem(("c",), "third"), Problem(("b", 1), "second"), Problem(("a",), "first"), Problem(("z",), "root")]
+    problems = [ReportProblem(("c",), "third"), ReportProblem(("b", 1), "second"), ReportProblem(("a",), "first"), ReportProblem(("z",), "root")]
     shown = problem_lines(text, problems)
     assert [(p.line, p.column, p.path, p.message) for p in shown] == [
         (1, 1, "z", "root"), (1, 7, "a", "first"), (3, 3, "b[1]", "second"), (4, 7, "c", "third")]
@@ -45,7 +45,7 @@ def test_pointing_at_one_problem_of_a_deep_report_holds_memory_in_proportion_to_
 
     deep = "[" * 400 + "]" * 400
     text = '{"meta": [' + ",\n".join([deep] * 250) + '],\n "arms": [{"turns": {"q": {"status": "bogus"}}}]}'
-    problem = Problem(("arms", 0, "turns", "q", "status"), "expected one of present, ...")
+    problem = ReportProblem(("arms", 0, "turns", "q", "status"), "expected one of present, ...")
     tracemalloc.start()
     try:
         [shown] = problem_lines(text, [problem])

@@ -26,7 +26,12 @@ def test_each_name_in_the_table_is_defined_where_the_page_says():
 def test_a_name_means_one_idea_its_old_second_meanings_are_gone():
     """The words the table gives one meaning are not kept for another where they were."""
     for module, old in (("gapstate.seeing.coverage", "Stop"), ("gapstate.review.diff", "Outcome"),
-                        ("gapstate.proof.totality", "coverage"), ("gapstate.table.diagram", "Edge")):
+                        ("gapstate.proof.totality", "coverage"), ("gapstate.table.diagram", "Edge"),
+                        ("gapstate.run.machine", "Node"), ("gapstate.conformance.vectors", "Node"),
+                        ("gapstate.review.sessions", "Divergence"), ("gapstate.attribution.validation", "Problem"),
+                        ("gapstate.proof.packing", "Step"), ("gapstate.proof.progress", "Move"),
+                        ("gapstate.proof.progress", "Step"), ("gapstate.fuzzing.walk", "Walk"),
+                        ("gapstate.fuzzing.goal_coverage", "coverage")):
         assert not hasattr(importlib.import_module(module), old), f"{module}.{old}"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gapstate
 from gapstate.fuzzing.goals import Way
 from gapstate.fuzzing.guide import guide_for
-from gapstate.fuzzing.walk import Walk
+from gapstate.fuzzing.walk import GuidedWalk
 from gapstate.run.concrete import AFTER, AT, AT_DUP, BEFORE, EPISODE, SETTLED
 from gapstate.run.replayer import Session, machine_for
 
@@ -18,8 +18,8 @@ def no_draw(strategy):
     raise AssertionError("a boundary step draws nothing")
 
 
-def walk_after(*events: dict) -> Walk:
-    walk = Walk(Session(MACHINE), GUIDE, GUIDE.targets)
+def walk_after(*events: dict) -> GuidedWalk:
+    walk = GuidedWalk(Session(MACHINE), GUIDE, GUIDE.targets)
     for item in events:
         walk.feed(item)
     return walk

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from gapstate import errors
-from gapstate.attribution.validation import Path, Problem, format_path
+from gapstate.attribution.validation import Path, ReportProblem, format_path
 
 # How many problems the command shows; the rest are counted, never listed, so
 # that a report broken in a million places still answers at once.
@@ -110,7 +110,7 @@ def position(text: str, offsets: dict[Path, int], path: Path) -> tuple[int, int]
     return _line_column(text, _nearest(offsets, path))
 
 
-def problem_lines(text: str, problems: Iterable[Problem], limit: int | None = None) -> tuple[errors.Problem, ...]:
+def problem_lines(text: str, problems: Iterable[ReportProblem], limit: int | None = None) -> tuple[errors.Problem, ...]:
     """Each problem at the line and column it concerns in `text`, in the order of the text; the first `limit` only.
 
     They come back as the error record every command shows: line, column, JSON path, message.

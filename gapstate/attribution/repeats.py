@@ -23,7 +23,7 @@ from gapstate.attribution.conditions import (
     judge,
 )
 from gapstate.attribution.report import Report
-from gapstate.attribution.validation import Problem
+from gapstate.attribution.validation import ReportProblem
 from gapstate.results import Result
 
 NOTE = (
@@ -93,27 +93,27 @@ class RepeatsResult(Result):
         }
 
 
-def differences(first: Report, other: Report, first_name: str) -> list[Problem]:
+def differences(first: Report, other: Report, first_name: str) -> list[ReportProblem]:
     """How `other` fails to repeat the experiment of `first`, each at its JSON path in `other`; empty when it repeats it.
 
     A repeat has the same answer key, in the same order, and the same arms
     by name and kind, in any order.
     """
-    found: list[Problem] = []
+    found: list[ReportProblem] = []
     there = f"in {first_name}"
     if other.answer_key != first.answer_key:
-        found.append(Problem(("answer_key",), f"not the answer_key {there}: {_key_change(first.answer_key, other.answer_key)}"))
+        found.append(ReportProblem(("answer_key",), f"not the answer_key {there}: {_key_change(first.answer_key, other.answer_key)}"))
     kinds = {arm.name: arm.kind for arm in first.arms}
     for index, arm in enumerate(other.arms):
         if arm.name not in kinds:
-            found.append(Problem(("arms", index, "name"), f"arm {json.dumps(arm.name)} is not {there}"))
+            found.append(ReportProblem(("arms", index, "name"), f"arm {json.dumps(arm.name)} is not {there}"))
         elif arm.kind != kinds[arm.name]:
-            found.append(Problem(("arms", index, "kind"),
+            found.append(ReportProblem(("arms", index, "kind"),
                                  f"arm {json.dumps(arm.name)} is of kind {arm.kind} here, {kinds[arm.name]} {there}"))
     names = {arm.name for arm in other.arms}
     for arm in first.arms:
         if arm.name not in names:
-            found.append(Problem(("arms",), f"arm {json.dumps(arm.name)} {there} is missing"))
+            found.append(ReportProblem(("arms",), f"arm {json.dumps(arm.name)} {there} is missing"))
     return found
 
 

@@ -49,7 +49,7 @@ def format_path(path: Path) -> str:
     return out or "$"
 
 
-class Problem(NamedTuple):
+class ReportProblem(NamedTuple):
     """One reason the report cannot be judged: where (a JSON path) and what was expected."""
 
     path: Path
@@ -98,11 +98,11 @@ class _Validator:
     """Walks the whole report and collects every problem; judges nothing."""
 
     def __init__(self) -> None:
-        self.problems: list[Problem] = []
+        self.problems: list[ReportProblem] = []
         self.suggested = 0
 
     def add(self, path: Path, expected: str) -> None:
-        self.problems.append(Problem(path, expected))
+        self.problems.append(ReportProblem(path, expected))
 
     def fields(self, value: Any, path: Path, allowed: tuple[str, ...], required: tuple[str, ...]) -> bool:
         """An object with no unknown field and every required one; False when not an object."""
@@ -289,7 +289,7 @@ class _Validator:
                 self.span(audio[0], audio[1], path + ("audio", 0), path + ("audio", 1), path + ("audio",))
 
 
-def problems(report: Any) -> list[Problem]:
+def problems(report: Any) -> list[ReportProblem]:
     """Every problem of a decoded report, in document order; empty when it can be judged."""
     validator = _Validator()
     validator.report(report)
@@ -309,6 +309,6 @@ def validate(report: Any, file: str | None = None) -> Report:
     return build(report)
 
 
-def unjudgeable(found: list[Problem], file: str | None) -> GapstateError:
+def unjudgeable(found: list[ReportProblem], file: str | None) -> GapstateError:
     """The one error for a report's problems: every one in the message, and as records."""
     return GapstateError("\n".join(str(problem) for problem in found), file, problems=tuple(p.record() for p in found))

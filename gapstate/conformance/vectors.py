@@ -174,7 +174,7 @@ def _shows(goal: Goal, result: ReplayResult, start: int) -> bool:
     return start + len(goal.steps) <= len(steps) or goal.ends
 
 
-Node = tuple[Config, Story]
+Place = tuple[Config, Story]  # where a plan stands: the configuration, and the kinds of id seen
 
 
 class _Planner:
@@ -197,10 +197,10 @@ class _Planner:
         self.met: set[str] = set()
         self._moves: dict[Config, list[tuple[Way, int, Config, tuple[str, ...]]]] = {}
         self._pairs: dict[Config, list[tuple[str, tuple[Way, Way], bool]]] = {}
-        self._fits: dict[Node, list[tuple[Goal, Node]]] = {}
+        self._fits: dict[Place, list[tuple[Goal, Place]]] = {}
         # the steps out of a node of the extended graph, found once for the hundreds of walks that pass it;
         # by whether a walk may go through the end of the session
-        self._steps: dict[bool, dict[Node, list[tuple[Way, Node]]]] = {False: {}, True: {}}
+        self._steps: dict[bool, dict[Place, list[tuple[Way, Place]]]] = {False: {}, True: {}}
         self._boundary = [g for g in self.goals if not g.name.startswith("refuse:")]
 
     @staticmethod
@@ -239,7 +239,7 @@ class _Planner:
         found = self._pairs[config] = [p for p in found if p[0] not in self.met]
         return found
 
-    def fits(self, node: Node) -> list[tuple[Goal, Node]]:
+    def fits(self, node: Place) -> list[tuple[Goal, Place]]:
         found = self._fits.get(node)
         if found is None:
             found = self._fits[node] = [
@@ -249,7 +249,7 @@ class _Planner:
 
     # goals ----------------------------------------------------------------------
 
-    def open_goal(self, node: Node) -> tuple[tuple[Way, ...], Goal | None] | None:
+    def open_goal(self, node: Place) -> tuple[tuple[Way, ...], Goal | None] | None:
         """An unmet goal that leaves the session open and can be met from here: its steps and the goal (None: a pair)."""
         for goal, _ in self.fits(node):
             if not goal.ends and goal.name not in self.met:
@@ -257,7 +257,7 @@ class _Planner:
         pair = next((p for p in self.pairs(node[0]) if not p[2]), None)
         return (pair[1], None) if pair else None
 
-    def ending_goal(self, node: Node) -> tuple[tuple[Way, ...], Goal | None] | None:
+    def ending_goal(self, node: Place) -> tuple[tuple[Way, ...], Goal | None] | None:
         config = node[0]
         for goal in self.refusals.get(config, ()):
             if goal.name not in self.met:
@@ -268,11 +268,11 @@ class _Planner:
         pair = next((p for p in self.pairs(config) if p[2]), None)
         return (pair[1], None) if pair else None
 
-    def walk(self, start: Node, goal: Callable[[Node], Any], through_end: bool) -> tuple[list[Way], Any] | None:
+    def walk(self, start: Place, goal: Callable[[Place], Any], through_end: bool) -> tuple[list[Way], Any] | None:
         """The shortest clean walk from `start` to a node where `goal` answers; the steps and the answer."""
         steps = self._steps[through_end]
 
-        def moves(node: Node) -> list[tuple[Way, Node]]:
+        def moves(node: Place) -> list[tuple[Way, Place]]:
             found = steps.get(node)
             if found is None:
                 found = steps[node] = [(way, (target, retell(node[1], way, actions)))
@@ -311,7 +311,7 @@ class _Tour:
 
     def __init__(self, planner: _Planner):
         self.planner = planner
-        self.node: Node = (planner.machine.initial, Story())
+        self.node: Place = (planner.machine.initial, Story())
         self.plan: list[Way] = []
         self.taken: list[tuple[Goal, int]] = []
         self.last: int | None = None  # the row the last step fired

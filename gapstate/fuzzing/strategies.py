@@ -17,7 +17,7 @@ from gapstate.fuzzing.walk import (
     BOOL,
     FRESH,
     REPEAT,
-    Walk,
+    GuidedWalk,
     moves_of,
     upto,
     wander,
@@ -83,7 +83,7 @@ def traces(spec: Any = None, max_size: int = 60, toward: Any = None, goals: Any 
     every trace replays without error; on a table that is not total a trace
     may end with an event no row matches. Most events follow a shortest way
     to a target: a row not yet fired on this walk, or an event the table
-    forgot (see `Walk.choose`); the others wander, never past the target
+    forgot (see `GuidedWalk.choose`); the others wander, never past the target
     for good. `toward` (a row's line, or several) makes walks head for
     those rows only. `goals` (True for every boundary goal a walk can meet,
     the default unless `toward` is given; goal names as `gapstate vectors`
@@ -129,7 +129,7 @@ class _Drawing:
         self.max_size = max_size
         self.goals = goals
         self.goal_walks = goal_walks
-        self.walking: list[Walk] = []  # the walk being drawn, for `_step` (one strategy object, built once)
+        self.walking: list[GuidedWalk] = []  # the walk being drawn, for `_step` (one strategy object, built once)
         self.one_step = _step(self)
 
 
@@ -208,7 +208,7 @@ def _walk(draw: st.DrawFn, drawing: _Drawing) -> list[dict[str, Any]]:
     guide = guide_for(machine)
     goals = _goals(machine, drawing.goals)
     goal_walk = bool(goals) and drawing.goal_walks and draw(BOOL)  # drawn first: shrinking turns it to a row walk
-    walk = Walk(Session(machine), guide, guide.targets if wanted is None else wanted, goals, goal_walk)
+    walk = GuidedWalk(Session(machine), guide, guide.targets if wanted is None else wanted, goals, goal_walk)
     if wanted is not None and not guide.nearest(machine.initial, wanted):
         raise InvalidArgument(f"toward={wanted!r}: no such row fires on a reachable configuration")
     session = walk.session

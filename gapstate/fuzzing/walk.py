@@ -81,7 +81,7 @@ def _positions(guide: Guide, pool: tuple[Any, ...]) -> tuple[tuple[Any, ...], tu
     return tuple(t for t in weighted if not guide.ends(t)), tuple(t for t in weighted if guide.ends(t))
 
 
-class Walk:
+class GuidedWalk:
     """A trace being drawn: the session so far, the target it heads for, the targets and goals it has hit."""
 
     __slots__ = ("concrete", "guide", "pool", "kinds", "endings", "target", "hit", "stopped",

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 from gapstate.errors import GapstateError
 from gapstate.proof.graph import Exploration, walk
-from gapstate.proof.packing import Packing, Step
+from gapstate.proof.packing import ClassStep, Packing
 from gapstate.run.machine import Machine, Status
 from gapstate.table.model import Table
 from gapstate.table.vocabulary import EVENTS, Stimulus
@@ -101,7 +101,7 @@ def _explore(machine: Machine, progress: Callable[[int, int], None] | None,
     done = 0
     count = 0
 
-    def moves(source: int) -> list[tuple[Step, int]]:
+    def moves(source: int) -> list[tuple[ClassStep, int]]:
         nonlocal count, done
         if not expanded(source):
             return []
@@ -127,7 +127,7 @@ def _explore(machine: Machine, progress: Callable[[int, int], None] | None,
     return Exploration(packing, initial, seen, classes, frozenset(fired), breaches, breaks, members, implied)
 
 
-def step_classes(machine: Machine, packing: Packing, initial: int) -> tuple[dict[int, tuple[Step, ...]], dict, int]:
+def step_classes(machine: Machine, packing: Packing, initial: int) -> tuple[dict[int, tuple[ClassStep, ...]], dict, int]:
     """Every class reachable from the initial node, each stepped once, and how many configurations they hold.
 
     Returns the steps of each class (by representative), the rule-breaking
@@ -142,17 +142,17 @@ def step_classes(machine: Machine, packing: Packing, initial: int) -> tuple[dict
     unfolded = not packing.folds
     events = tuple(EVENTS)
     stimuli = {(event, choice): Stimulus(event, choice) for event in events for choice in (False, True)}
-    classes: dict[int, tuple[Step, ...]] = {}
+    classes: dict[int, tuple[ClassStep, ...]] = {}
     breaks: dict[int, tuple[tuple[str, int, str, bool], ...]] = {}  # representative -> (rule, line, event, choice)
 
-    def moves(representative: int) -> Iterator[tuple[Step, int]]:
+    def moves(representative: int) -> Iterator[tuple[ClassStep, int]]:
         if not expanded(representative):
             return
         config = decode(representative)
         if config.ended:  # the machine answers every event after session_end with ENDED: no step to try
             classes[representative] = ()
             return
-        found: list[Step] = []
+        found: list[ClassStep] = []
         breaking: list[tuple[str, int, str, bool]] = []
         for event in events:
             for choice in machine.choices(config, event):

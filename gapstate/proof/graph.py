@@ -145,7 +145,7 @@ class Exploration:
         self._packing = packing
         self.root = initial
         self._seen = seen  # node -> anything, in breadth-first order
-        self._classes = classes  # class representative -> its steps (see `packing.Step`)
+        self._classes = classes  # class representative -> its steps (see `packing.ClassStep`)
         self.initial = packing.decode(initial)
         self.fired = fired
         self._breaches = breaches  # (rule, row line) -> every breaking step, as (node, event, choice)

@@ -19,7 +19,7 @@ from gapstate.table.vocabulary import ACTIONS, COUNTERS, EVENTS, Config, action
 # stimulus, row line, clean, the (stride, size) of each folded counter the
 # step sets). From another member of the class the target is the same plus
 # the member's offset in every folded counter the step does not set.
-Step = tuple[int, Any, int, bool, tuple[tuple[int, int], ...]]
+ClassStep = tuple[int, Any, int, bool, tuple[tuple[int, int], ...]]
 
 
 class Packing:
@@ -142,7 +142,7 @@ class Packing:
                 size *= high - low + 1
         return size
 
-    def class_targets(self, representative: int, step: Step) -> Iterator[int]:
+    def class_targets(self, representative: int, step: ClassStep) -> Iterator[int]:
         """The representatives of every class a step of this class leads to, from any of its members.
 
         In a folded counter the step does not set, the members' values

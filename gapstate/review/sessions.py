@@ -7,7 +7,7 @@ from the same start make the same configuration), so one history (the ids
 seen, the last commit and loss times) serves both, and a step already taken
 is one memoised lookup, as in `replay`. At the first event where they
 disagree (state, actions, counters, debt, a refusal or a stop) the Pair
-hands the Session a `Divergence`, which it takes for a refusal and stops
+hands the Session a `Disagreement`, which it takes for a refusal and stops
 on. So every session is read once and replayed once per table, for about
 the cost of one `coverage` replay.
 
@@ -37,7 +37,7 @@ Key = tuple[str, str, tuple[bool, ...]]  # (state, event, the values of the guar
 _STOPS = {Status.REFUSED: "invalid_event", Status.UNMATCHED: "invalid_event", Status.ENDED: "after_session_end"}
 
 
-class Divergence(NamedTuple):
+class Disagreement(NamedTuple):
     """The first step where the tables disagree: `Session` stops on it, as on a refusal (its status is not OK)."""
 
     status: str  # "differs"
@@ -62,24 +62,24 @@ class Pair:
     that a step arrived at.
     """
 
-    node = Machine.node  # a Node per configuration, memoising the steps taken from it
+    memo = Machine.memo  # a Memo per configuration, memoising the steps taken from it
 
     def __init__(self, old: Machine, new: Machine, watched: dict[tuple[str, str], tuple[tuple[str, ...], frozenset[tuple[bool, ...]]]]):
         self.old, self.new = old, new
         self.initial = old.initial  # every table starts in the same state (vocabulary.INITIAL)
         self.watched = watched
         self.reached: set[Key] = set()
-        self._nodes: dict[Config, Any] = {}
-        self._memo: dict[tuple[Config, str, bool], Outcome | Divergence] = {}
+        self._memos: dict[Config, Any] = {}
+        self._outcomes: dict[tuple[Config, str, bool], Outcome | Disagreement] = {}
 
-    def step(self, config: Config, event: str, choice: bool = False) -> Outcome | Divergence:
+    def step(self, config: Config, event: str, choice: bool = False) -> Outcome | Disagreement:
         key = (config, event, choice)
-        outcome = self._memo.get(key)
+        outcome = self._outcomes.get(key)
         if outcome is None:
             old, new = self.old.step(config, event, choice), self.new.step(config, event, choice)
             self._watch(config, event, choice)
             same = _shown(old) == _shown(new)
-            outcome = self._memo[key] = old if same else Divergence("differs", choice, old, new, config)
+            outcome = self._outcomes[key] = old if same else Disagreement("differs", choice, old, new, config)
         return outcome
 
     def _watch(self, config: Config, event: str, choice: bool) -> None:
@@ -212,7 +212,7 @@ def _step(index: int, event: str, before: Config, outcome: Outcome) -> dict[str,
     return {**step, "stopped": "rule"} if outcome.broken else step
 
 
-def _affected(pair: Pair, trace: str, index: int, event: str, split: Divergence) -> Affected:
+def _affected(pair: Pair, trace: str, index: int, event: str, split: Disagreement) -> Affected:
     old, new = split.old, split.new
     before = split.before
     names = guard_names(pair.old.table.rows_for(before.state, event) + pair.new.table.rows_for(before.state, event))
@@ -281,8 +281,8 @@ def _replay_path(context: tuple[Pair, str | None], path: str) -> tuple[_Done, se
         read += 1
         events += item.events
         stop = item.stop
-        outcome: object = None if stop is None else stop.outcome  # the Pair's machine stops on a Divergence
-        if stop is not None and isinstance(outcome, Divergence):
+        outcome: object = None if stop is None else stop.outcome  # the Pair's machine stops on a Disagreement
+        if stop is not None and isinstance(outcome, Disagreement):
             one = _affected(pair, item.trace, stop.index, stop.event, outcome)
             key = (one.state, one.event, one.guards)
             count, first = groups.get(key, (0, one))

@@ -74,13 +74,13 @@ class _Guards(dict[str, bool]):
         return value
 
 
-class Node(dict[str | tuple[str, bool], "tuple[Node, Outcome]"]):
+class Memo(dict[str | tuple[str, bool], "tuple[Memo, Outcome]"]):
     """A configuration, and the steps replay already took from it: then a step is one lookup.
 
     Keys are an event's name, or for an event whose payload sets a guard,
     the name and the guard's value (`replayer._keys`); values are (the next
-    Node, the Outcome). Only steps that replay plainly are kept: status OK, no rule broken, no commit (whose time replay
-    stamps itself). The machine holds one Node per configuration met.
+    Memo, the Outcome). Only steps that replay plainly are kept: status OK, no rule broken, no commit (whose time replay
+    stamps itself). The machine holds one Memo per configuration met.
     """
 
     __slots__ = ("config",)
@@ -126,7 +126,7 @@ class Machine:
                 names, rows = compile_pair(table, state, event)
                 self._lookup[(state, event)] = (names, {k: compiled[r.line] for k, r in rows.items()})
         self._memo: dict[tuple[Config, str, bool], Outcome] = {}
-        self._nodes: dict[Config, Node] = {}
+        self._memos: dict[Config, Memo] = {}
         # this machine's memo grouped by (state, event), and how many steps it held then (`sharing`)
         self._shared: tuple[int, dict[tuple[str, str], dict[tuple[Config, str, bool], Outcome]]] | None = None
 
@@ -168,13 +168,13 @@ class Machine:
         values = _Guards(mid, self.caps, CHOICE_OF.get(event), choice)
         return mid, {name: values[name] for name in GUARDS}
 
-    def node(self, config: Config) -> Node:
-        """The configuration's `Node`, where replay memoises the steps taken from it."""
-        node = self._nodes.get(config)
-        if node is None:
-            node = self._nodes[config] = Node()
-            node.config = config
-        return node
+    def memo(self, config: Config) -> Memo:
+        """The configuration's `Memo`, where replay memoises the steps taken from it."""
+        memo = self._memos.get(config)
+        if memo is None:
+            memo = self._memos[config] = Memo()
+            memo.config = config
+        return memo
 
     def step(self, config: Config, event: str, choice: bool = False) -> Outcome:
         key = (config, event, choice)

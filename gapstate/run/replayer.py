@@ -143,7 +143,7 @@ def machine_for(spec: Spec) -> Machine:
 
 
 def _payload(reads: str) -> tuple[str, str, str]:
-    """The event whose payload the history reads as `reads`, and its Node keys when its guard is false and true.
+    """The event whose payload the history reads as `reads`, and its Memo keys when its guard is false and true.
 
     Never the bare event name, which the loop looks up first.
     """
@@ -176,15 +176,15 @@ class Session:
     last unseen loss's times) decides the payload guards here and nowhere
     else; an event the machine refuses changes nothing.
 
-    The configuration is held as a `machine.Node`, whose dict memoises the
+    The configuration is held as a `machine.Memo`, whose dict memoises the
     steps already taken from it: after warm-up a step is one lookup.
     """
 
-    __slots__ = ("machine", "node", "seen", "last_commit", "last_loss", "read")
+    __slots__ = ("machine", "memo", "seen", "last_commit", "last_loss", "read")
 
     def __init__(self, machine: Machine):
         self.machine = machine
-        self.node = machine.node(machine.initial)
+        self.memo = machine.memo(machine.initial)
         self.seen = Ids()  # SEEN payload values (interval ids) given this session
         self.last_commit: int | None = None  # t of the send_ok that last committed
         self.last_loss: int | None = None  # t of the last unseen voiced loss
@@ -192,7 +192,7 @@ class Session:
 
     @property
     def config(self) -> Config:
-        return self.node.config
+        return self.memo.config
 
     def horizon(self) -> int | None:
         """The time an AFTER payload's value must be strictly after for its guard; None before any commit.
@@ -227,7 +227,7 @@ class Session:
         is one dict lookup.
         """
         machine = self.machine
-        node = self.node
+        memo = self.memo
         seen = self.seen
         plain = seen.plain()  # while not None, the ids are tested and added in C (see Ids.plain)
         short, room = SHORT, seen.limit - len(seen)
@@ -240,7 +240,7 @@ class Session:
         make = Step
         for index, item in enumerate(cast("Iterable[Settled]", events), start):  # the reader settled them
             name = item.event
-            move = node.get(name)  # an event whose payload sets no guard, taken from here before
+            move = memo.get(name)  # an event whose payload sets no guard, taken from here before
             horizon = None  # for an AFTER payload: the time its value must follow
             if move is None:
                 fresh = None  # a SEEN payload's value given for the first time
@@ -263,30 +263,30 @@ class Session:
                 else:
                     choice = False
                     key = name
-                move = node.get(key)
+                move = memo.get(key)
                 if move is None:
                     # not taken from here before, or not to be memoised: step the machine
-                    outcome = machine.step(node.config, name, choice)
+                    outcome = machine.step(memo.config, name, choice)
                     if outcome.status is not ok:
-                        stop = Stop(index, name, outcome, node.config)
+                        stop = Stop(index, name, outcome, memo.config)
                         break
-                    move = (machine.node(outcome.config), outcome)
+                    move = (machine.memo(outcome.config), outcome)
                     if outcome.broken:  # taken, and the last: the history moves as for any step
-                        stop = Stop(index, name, outcome, node.config)
+                        stop = Stop(index, name, outcome, memo.config)
                         if record is not None:
                             line = index + 1 if line_of is None else line_of(index)
-                            record(make(index, name, node.config, outcome, line, item, horizon))
+                            record(make(index, name, memo.config, outcome, line, item, horizon))
                         if fresh is not None:
                             seen.add(fresh)
                             loss = item.t
                         if outcome.commits:
                             commit = item.t
-                        node = move[0]
+                        memo = move[0]
                         break
                     if outcome.commits:
                         commit = item.t
                     else:
-                        node[key] = move
+                        memo[key] = move
                 if fresh is not None:
                     if plain is not None and room > 0 and len(fresh) <= short:
                         plain.add(fresh)
@@ -296,9 +296,9 @@ class Session:
                         plain, room = seen.plain(), seen.limit - len(seen)
                     loss = item.t
             if record is not None:
-                record(make(index, name, node.config, move[1], index + 1 if line_of is None else line_of(index), item, horizon))
-            node = move[0]
-        self.node = node
+                record(make(index, name, memo.config, move[1], index + 1 if line_of is None else line_of(index), item, horizon))
+            memo = move[0]
+        self.memo = memo
         self.last_commit, self.last_loss = commit, loss
         self.read = index + 1
         return stop
