@@ -36,8 +36,10 @@ def _replayed():
 
 def test_a_step_line_gives_line_time_event_states_row_guards_actions_and_counters_after():
     lines = [replay_step_line(step, CAPS) for step in _replayed().steps]
-    assert lines[1].split() == ["line", "2", "t=300", "floor_released", "OPEN", "->", "SENDING", "row", "196",
-                                "!busy,budget_left,attempts_left", "send_request", "[session_requests", "0/3,", "episode_attempts", "1/2]"]
+    head, under = lines[1].split("\n")
+    assert head.split() == ["line", "2", "t=300", "floor_released", "OPEN", "->", "SENDING", "row", "196", "send_request"]
+    assert under.split() == ["!busy,budget_left,attempts_left", "[session_requests", "0/3,", "episode_attempts", "1/2]"]
+    assert under.startswith(" " * 10 + "!busy")  # under the t
     assert "!dup (id iv-1 new)" in lines[0]
     assert "!post_send (speech_start=400 <= 420)" in lines[3]
 
@@ -55,7 +57,7 @@ def test_the_tail_marks_the_stop_and_gives_the_final_configuration():
 
 
 def test_the_summary_counts_the_events_and_says_where_the_replay_stopped():
-    assert replay_summary(_replayed(), "s.md", "t.jsonl") == "gapstate replay: s.md: t.jsonl: 5 events: stopped at line 5 (invalid_event)"
+    assert replay_summary(_replayed(), "s.md", "t.jsonl") == "gapstate replay: s.md: t.jsonl: 5 events: invalid_event at line 5"
     assert replay_summary(dataclasses.replace(_replayed(), error=None, events=1), "s.md", "t.jsonl") == "gapstate replay: s.md: t.jsonl: 1 event: ok"
 
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 import gapstate
 from gapstate.cli import main
 
-from .support import SPEC_TEXT, line_of, replay, write_trace
+from .support import SPEC_TEXT, line_of, replay, unwrapped, write_trace
 
 GOOD = '{"event": "loss_voiced", "t": 120, "id": "iv-1"}'
 
@@ -32,7 +32,7 @@ def test_replay_summary_prints_only_the_final_configuration_and_the_error(tmp_pa
     text = replay(path, "--summary")
     assert text.exit_code == 1
     assert "loss_voiced" not in text.stdout
-    assert "invalid_event" in text.stdout and text.stdout.count("\n") == 2  # the stop and the final configuration
+    assert "invalid_event" in text.stdout and len(unwrapped(text.stdout)) == 2  # the stop and the final configuration
     assert text.stderr.splitlines()[-1].startswith("gapstate replay: ")
     document = json.loads(replay(path, "--summary", "--format", "json").stdout)
     assert "steps" not in document and document["error"]["kind"] == "invalid_event"
@@ -40,7 +40,7 @@ def test_replay_summary_prints_only_the_final_configuration_and_the_error(tmp_pa
 
 def test_replay_text_reads_like_a_transcript_with_the_failing_step_marked(tmp_path):
     path = write_trace(tmp_path, GOOD, '{"event": "send_ok", "t": 300}')
-    lines = replay(path).stdout.splitlines()
+    lines = unwrapped(replay(path).stdout)  # a step a line
     assert "loss_voiced" in lines[0] and "CLEAR" in lines[0] and "OPEN" in lines[0]
     assert lines[1].startswith("!")
     assert "send_ok cannot occur in OPEN" in lines[1]
@@ -138,11 +138,11 @@ def test_a_trace_file_is_checked_whole_then_its_steps_are_printed_as_it_is_read_
 
 def test_replay_text_names_trace_lines_not_indexes_and_json_keeps_the_index(tmp_path):
     path = write_trace(tmp_path, GOOD, "", '{"event": "loss_voiced", "t": 130, "id": "iv-1"}', '{"event": "send_ok", "t": 300}')
-    lines = replay(path).stdout.splitlines()
+    lines = unwrapped(replay(path).stdout)
     assert lines[0].startswith("line 1 ") and lines[1].startswith("line 3 ")
     assert lines[2] == f"! {path}:4: invalid_event: send_ok cannot occur in OPEN (row at line {line_of(SPEC_TEXT, 'OPEN | send_ok')} marks it invalid)"
     assert lines[-1].startswith("final: ")
-    assert replay(path).stderr.splitlines()[-1] == f"gapstate replay: spec/gap-state.md: {path}: 3 events: stopped at line 4 (invalid_event)"
+    assert replay(path).stderr.splitlines()[-1] == f"gapstate replay: spec/gap-state.md: {path}: 3 events: invalid_event at line 4"
     document = json.loads(replay(path, "--format", "json").stdout)
     assert [step["index"] for step in document["steps"]] == [0, 1] and document["error"]["index"] == 2
 
@@ -157,7 +157,7 @@ def test_replay_text_shows_the_fields_that_decide_a_guard(tmp_path):
         '{"event": "evidence_turn", "t": 500, "speech_start": 400}',
         '{"event": "evidence_turn", "t": 900, "speech_start": 650}',
     )
-    lines = replay(path).stdout.splitlines()
+    lines = unwrapped(replay(path).stdout)
     assert "t=120" in lines[0] and "!dup (id iv-1 new)" in lines[0]
     assert "dup (id iv-1 seen before)" in lines[1]
     assert "!post_send (speech_start=400 <= 420)" in lines[4]
@@ -211,7 +211,7 @@ def test_a_step_shows_its_rows_guards_as_the_row_writes_them_so_grep_finds_the_r
     path = write_trace(tmp_path, GOOD, '{"event": "floor_released", "t": 300}', '{"event": "send_failed", "t": 400}')
     result = replay(path)
     assert result.exit_code == 0
-    last = result.stdout.splitlines()[2]
+    last = unwrapped(result.stdout)[2]
     assert f"row {line_of(SPEC_TEXT, written)} " in last and " attempts_left,!candidate_active " in last
     step = json.loads(replay(path, "--format", "json").stdout)["steps"][2]
     assert list(step["guards"]) == ["attempts_left", "candidate_active"]

@@ -26,7 +26,16 @@ def repository(tmp_path_factory):
     (top / "spec").mkdir()
     (top / "spec" / "gap-state.md").write_text(SPEC_TEXT, encoding="utf-8")
     shutil.copy(DATA / "defective.md", top / "defective.md")
+    (top / "trace.jsonl").write_text("\n".join(TRACE) + "\n", encoding="utf-8")
+    (top / "stops.jsonl").write_text("\n".join(TRACE[:2] + ['{"event": "send_ok", "t": 300}']) + "\n", encoding="utf-8")
     return top
+
+
+TRACE = [  # a guard decided by an id and one by speech_start
+    '{"event": "loss_voiced", "t": 120, "id": "iv-1"}', '{"event": "loss_voiced", "t": 130, "id": "iv-1"}',
+    '{"event": "floor_released", "t": 300}', '{"event": "send_ok", "t": 420}',
+    '{"event": "evidence_turn", "t": 900, "speech_start": 650}',
+]
 
 
 SPEC = ("--spec", "spec/gap-state.md")
@@ -38,6 +47,9 @@ CASES = {
     "mutate, the survivors of a row with its longest name": ("mutate", *SPEC, "--line", str(next(
         n for n, line in enumerate(SPEC_TEXT.splitlines(), 1) if line.startswith("REQUESTED | request_undelivered | attempts_left,candidate_active"))),
         "--kind", "next_changed", "--jobs", "1"),
+    "replay": ("replay", *SPEC, "trace.jsonl"),
+    "replay, stopped": ("replay", *SPEC, "stops.jsonl"),
+    "replay --summary, the bundled fallback": ("replay", "--summary", "stops.jsonl"),
 }
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from gapstate.cli.output import escape
 from gapstate.cli.render import plural
+from gapstate.words import wrap
 
 if TYPE_CHECKING:
     from gapstate.run.replayer import ReplayResult, Step
@@ -22,12 +23,16 @@ def _counters_text(counters: dict[str, int], caps: dict[str, int]) -> str:
 
 
 def replay_step_line(step: Step, caps: dict[str, int]) -> str:
-    """One step of the transcript: trace line, t, event, states, row, guards, actions, counters after.
+    """One step of the transcript, on two lines: trace line, t, event, states, row, actions; then, under
+    them, the guards the row names (as it writes them) and the counters after.
 
-    People count lines from 1, so a step is named by its trace line (the
-    JSON keeps the contract's 0-based index). Where the event's payload
-    decides a guard, the line says how: a SEEN value (the id) seen before or
-    new, an AFTER value (speech_start) against the time it had to follow.
+    Two lines, so that each fits the width of text output (the counters alone
+    take 44 columns); one that still does not (a long id, a long list of
+    actions) goes on over indented lines. People count lines from 1, so a step
+    is named by its trace line (the JSON keeps the contract's 0-based index).
+    Where the event's payload decides a guard, the guards say how: a SEEN
+    value (the id) seen before or new, an AFTER value (speech_start) against
+    the time it had to follow.
     """
     outcome = step.outcome
     guards = ",".join(g if v else f"!{g}" for g, v in outcome.guards) or "-"
@@ -36,12 +41,15 @@ def replay_step_line(step: Step, caps: dict[str, int]) -> str:
         guards = f"{guards} ({why})"
     item = step.item
     t = f"t={item.t}" if item is not None else ""
-    return (
-        f"{'line ' + str(step.line or step.index + 1):<10} {t:<9} {step.event:<19} "
-        f"{step.before.state:<9} -> {outcome.config.state:<9}  "
-        f"row {step.row:<4} {guards:<32} {','.join(outcome.actions):<26} "
-        f"[{_counters_text(step.counters, caps)}]"
+    head = (
+        f"{'line ' + str(step.line or step.index + 1):<9} {t:<9} {step.event:<19} "
+        f"{step.before.state:<9} -> {outcome.config.state:<9}  row {step.row:<4} {','.join(outcome.actions)}"
     )
+    under = f"{'':<9} {guards:<32} [{_counters_text(step.counters, caps)}]"
+    return "\n".join([*wrap(head, _UNDER), *wrap(under)])
+
+
+_UNDER = " " * 10  # where the second line of a step starts: under its t
 
 
 def _payload_reason(step: Step) -> str:
@@ -66,7 +74,8 @@ def replay_tail(result: ReplayResult, caps: dict[str, int], source: str) -> str:
     lines: list[str] = []
     error = result.error
     if error is not None:
-        lines.append(f"! {escape(source)}:{error.line}: {error.kind}: {escape(error.message)}")
+        head = f"! {escape(source)}:{error.line}: {error.kind}: "
+        lines.extend(wrap(head + escape(error.message), keep=len(head)))
     final = result.final_dict()
     lines.append(
         f"final: {final['state']} [{_counters_text(final['counters'], caps)}], "
@@ -79,7 +88,7 @@ def replay_tail(result: ReplayResult, caps: dict[str, int], source: str) -> str:
 def replay_summary(result: ReplayResult, spec: str, source: str) -> str:
     """The summary line: the spec, the trace, how many events, and ok or where it stopped."""
     error = result.error
-    verdict = "ok" if error is None else f"stopped at line {error.line} ({error.kind})"
+    verdict = "ok" if error is None else f"{error.kind} at line {error.line}"  # short: the line names a path and spec
     return f"gapstate replay: {escape(spec)}: {escape(source)}: {plural(result.events, 'event')}: {verdict}"
 
 
