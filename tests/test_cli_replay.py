@@ -93,7 +93,7 @@ def test_a_long_trace_on_standard_input_passes_through_the_spool(tmp_path):
     # Standard input cannot be read twice; 80,000 transcript lines pass the spool's 8 MiB in memory, so it moves to a file.
     result = CliRunner().invoke(main, ["replay", "-"], input="".join(['{"event": "loss_silent"}\n'] * 80000))
     assert result.exit_code == 0
-    assert result.stdout.count("\n") == 80000 + 1  # the steps and the final configuration
+    assert result.stdout.count("\n") == 2 * 80000 + 1  # the steps, two lines each, and the final configuration
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
