@@ -101,3 +101,14 @@ def test_a_mutated_table_regenerated_leaves_the_old_decider_diverging_and_stale(
     assert old.exit_code == 1 and json.loads(old.stdout)["divergence"]
     new = run("conform", "--examples", "20", "--", sys.executable, "decider.py")
     assert new.exit_code == 0, new.output
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="named pipes are POSIX")
+def test_a_listed_file_that_is_a_named_pipe_is_never_opened_it_is_foreign(project):
+    import os
+
+    (project / "decider.py").unlink()
+    os.mkfifo(project / "decider.py")  # opening it would wait for a writer that never comes
+    result = run("check", "--format", "json")
+    assert result.exit_code == 1
+    assert [(f["path"], "carries no stamp" in f["message"]) for f in _stale(result)] == [("decider.py", True)]

@@ -73,13 +73,18 @@ def _refuse_foreign(target: str, out: str) -> None:
 
 
 def read_stamp(path: Path) -> Any:
-    """The stamp of a generated file (its first few KiB are read), or None when it has none or cannot be read."""
+    """The stamp of a generated file (its first few KiB are read), or None when it has none or cannot be read.
+
+    Read as every input is (`files.source`): only a regular file, so a FIFO
+    or a device listed in the settings is never opened and cannot block.
+    """
+    from gapstate.files.source import open_binary
     from gapstate.gen.targets import STAMP_BYTES, stamp
 
     try:
-        with open(path, "rb") as handle:
+        with open_binary(path if str(path) != "-" else "./-") as handle:  # "-" here names a file, not stdin
             head = handle.read(STAMP_BYTES)
-    except OSError:
+    except (OSError, GapstateError):
         return None
     return stamp(head.decode("utf-8", "replace"))
 
