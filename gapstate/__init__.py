@@ -109,9 +109,9 @@ def classify(report: dict[str, Any]) -> ClassifyResult:
 
     A malformed report raises GapstateError listing every problem with its JSON path.
     """
-    from gapstate.attribution.conditions import classify as judge
+    from gapstate.attribution import conditions
 
-    return judge(report)
+    return conditions.classify(report)
 
 
 def conform(
