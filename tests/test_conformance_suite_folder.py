@@ -47,3 +47,10 @@ def test_a_folder_without_a_manifest_loads_its_traces_by_name(tmp_path):
     assert [name for name, _ in load(tmp_path)] == ["a", "b"]
     with pytest.raises(GapstateError, match="no such folder"):
         load(tmp_path / "missing")
+
+
+def test_a_manifest_that_is_a_named_pipe_makes_no_suite_and_is_never_opened(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / MANIFEST)  # opening it would wait for a writer that never comes
+    assert not is_suite(tmp_path)

@@ -321,7 +321,7 @@ def is_utf8(text: str) -> bool:
 
 def tables_below(top: Path) -> list[Path]:
     """The markdown files under `top` holding a gap-state table, sorted, within the search bounds."""
-    from gapstate.files.source import text_lines
+    from gapstate.files.source import read_text, text_lines
     from gapstate.table.blocks import find_blocks
 
     found: list[Path] = []
@@ -339,8 +339,8 @@ def tables_below(top: Path) -> list[Path]:
             try:
                 if not path.is_file() or path.is_symlink() or path.stat().st_size > _MOST_BYTES:
                     continue
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
+                text = read_text(path)
+            except (GapstateError, OSError):
                 continue
             if "actions" in text and find_blocks(text_lines(text)):
                 found.append(path)

@@ -191,9 +191,11 @@ def _build(crate: Path) -> list[str] | str:
     cargo = shutil.which("cargo")
     if cargo is None:
         raise GapstateError("cargo is not on the PATH: the crate cannot be built to verify it", file=str(crate))
+    from gapstate.files.source import read_text
+
     try:
-        name = tomllib.loads((crate / "Cargo.toml").read_text(encoding="utf-8"))["package"]["name"]
-    except (OSError, ValueError, KeyError, TypeError):
+        name = tomllib.loads(read_text(crate / "Cargo.toml"))["package"]["name"]  # a regular file only, as all input
+    except (GapstateError, OSError, ValueError, KeyError, TypeError):
         raise GapstateError("no usable Cargo.toml with a [package] name", file=str(crate)) from None
     try:
         done = subprocess.run([cargo, "build", "--release", "--offline", "--quiet"], cwd=crate,

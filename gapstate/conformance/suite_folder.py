@@ -63,12 +63,14 @@ def is_suite(folder: Path) -> bool:
     """
     import json
 
+    from gapstate.files.source import read_text
+
     try:
-        document = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        document = json.loads(read_text(folder / MANIFEST))  # a regular file only: a named pipe would block
         traces = [entry["trace"] for entry in document["traces"]]
         named = {MANIFEST, *traces, *(f"{trace.removesuffix('.jsonl')}.expected.json" for trace in traces)}
         return "gapstate" in document and {path.name for path in folder.iterdir()} <= named
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+    except (GapstateError, OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return False
 
 
