@@ -57,7 +57,7 @@ from walks import write_trace  # noqa: E402
 import gapstate  # noqa: E402
 from gapstate.run.replayer import replay  # noqa: E402
 from gapstate.run.trace import read_trace  # noqa: E402
-from gapstate.table.load import load_spec  # noqa: E402
+from gapstate.table.load import bundled_path, load_spec  # noqa: E402
 
 SESSIONS, SESSION_EVENTS = 2000, 200  # the recorded sessions `diff --traces` and `coverage` both replay
 
@@ -168,7 +168,7 @@ def main() -> None:
             size = os.path.getsize(trace)
             print(f"traces: {args.events:,} events, {size / 2**20:.1f} MiB ({size / args.events:.0f} bytes a line), "
                   f"generated in {time.perf_counter() - start:.1f} s; {runs} pairs a startup figure, {heavy} otherwise")
-        with open(load_spec().path, encoding="utf-8") as src:
+        with open(bundled_path(), encoding="utf-8") as src:
             text = src.read()
         context = {"folder": folder, "env": env, "runs": runs, "heavy": heavy, "trace": trace, "api_trace": api_trace,
                    "api_events": api_events, "events": args.events, "text": text}
