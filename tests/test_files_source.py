@@ -21,9 +21,9 @@ from gapstate.files.source import (
     read_bounded,
     text_lines,
 )
-from gapstate.run.reference import read as reference_read
 from gapstate.run.trace import read_trace
 
+from .reference import read as reference_read
 from .support import REPORT_EXAMPLE, SPEC_TEXT, run
 
 

@@ -1,4 +1,4 @@
-"""Differential: the fast paths agree with the plain reference (gapstate.run.reference).
+"""Differential: the fast paths agree with the plain reference (tests/reference.py).
 
 The machine's compiled, memoised step; the replayer's Session, with its
 nodes and the payload's guard decided inline; and the trace reader, which
@@ -18,11 +18,13 @@ from hypothesis import strategies as st
 import gapstate
 from gapstate.errors import GapstateError
 from gapstate.run import lines as line_reader
-from gapstate.run import malformed, reference, trace
+from gapstate.run import malformed, trace
 from gapstate.run.event import Event, as_dict
 from gapstate.run.replayer import Session, machine_for
 from gapstate.strategies import any_traces, events, traces
 from gapstate.table.vocabulary import COUNTERS, EVENTS, FLAGS, Config
+
+from . import reference
 
 SPEC = gapstate.load_spec()
 TABLE = SPEC.table

@@ -5,7 +5,7 @@ steps and nodes, the payload's guard decided inline, chunks of lines decoded
 in one call. This module says the same things the obvious way, straight
 from the table and the vocabulary, with no cache, and the property tests
 check that the fast paths agree with it (tests/test_run_reference.py).
-Nothing else imports it.
+It lives with the tests: the package never calls it.
 """
 
 from __future__ import annotations
