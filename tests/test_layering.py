@@ -16,7 +16,7 @@ from .support import PACKAGE, package_nodes
 
 # Lowest first; each entry a folder (`name/`) or a module of the package.
 FLOORS = (
-    ("ground", ("errors.py", "findings/", "files/", "words.py", "results.py", "pages.py", "version.py")),
+    ("ground", ("errors.py", "collector.py", "findings/", "files/", "words.py", "results.py", "pages.py", "version.py")),
     ("the table language", ("table/",)),
     ("run", ("run/",)),
     ("proof", ("proof/",)),

@@ -17,6 +17,7 @@ from gapstate.cli.base import (
     reports_errors,
 )
 from gapstate.cli.output import escape, say, say_json, summarize
+from gapstate.collector import paused
 from gapstate.errors import GapstateError
 from gapstate.version import __version__
 
@@ -57,6 +58,7 @@ from gapstate.version import __version__
     "requests one session can take, attempts one episode can spend (JSON always has them).",
 )
 @reports_errors
+@paused()  # the proof and the text of thousands of findings: see gapstate/collector.py
 def check(
     paths: tuple[str, ...],
     spec_path: str | None,

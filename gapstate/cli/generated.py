@@ -92,12 +92,11 @@ def read_stamp(path: Path) -> Any:
 def generated_findings(choice: Any, spec: Any, data: bytes) -> list[Any]:
     """The `stale_generated` findings of the files the settings list, when `choice` is the spec the settings name."""
     from gapstate.cli.config import settings
-    from gapstate.findings import GeneratedProblem, StaleGenerated
-    from gapstate.gen.targets import CRATE_STAMP, RUST, target_of
-
     found = settings()
     if found is None or not found.generated or found.spec is None or spec.table is None or choice.path == "-":
         return []
+    from gapstate.findings import GeneratedProblem, StaleGenerated
+    from gapstate.gen.targets import CRATE_STAMP, RUST, target_of  # the generators, only when files are listed
     try:
         if not os.path.samefile(found.spec, choice.path):
             return []  # the setting lists what was generated from another spec

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gapstate.collector import paused
 from gapstate.files.source import text_lines
 from gapstate.findings import (
     Ambiguous,
@@ -16,7 +17,6 @@ from gapstate.findings import (
     Finding,
     StaleDiagram,
 )
-from gapstate.proof.causes import attribute
 from gapstate.proof.explore import MAX_CONFIGURATIONS, TooManyConfigurations, explore
 from gapstate.proof.progress import Progress
 from gapstate.proof.progress import progress as gap_progress
@@ -131,6 +131,7 @@ def _redrawn(
     return {f: roots for f in diagrams if isinstance(f, StaleDiagram) and f.reason is DiagramProblem.DIFFERS}
 
 
+@paused()
 def check(spec: Spec, progress: Callable[[int, int], None] | None = None,
           budget: int | None = MAX_CONFIGURATIONS, machine: Machine | None = None,
           findings_only: bool = False) -> CheckResult:
@@ -177,6 +178,9 @@ def check(spec: Spec, progress: Callable[[int, int], None] | None = None,
         findings.extend(found.findings())
         if not findings_only:
             checked = tested(machine, exploration)
+        if not findings_only and findings:
+            from gapstate.proof.causes import attribute  # imported when there is something to attribute
+
             findings, causes = attribute(findings, table, machine, exploration)
         diagrams = diagram_findings(spec.text, table, spec.path)
         causes.update(_redrawn(findings, causes, diagrams))

@@ -25,17 +25,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import networkx as nx
 
 from gapstate.findings import Finding, RetryLoop, StuckGap
 from gapstate.proof.graph import Exploration
-from gapstate.run.concrete import concretize
+from gapstate.proof.traces import events
 from gapstate.table.bounds import BOUNDS
 from gapstate.table.model import Table
 from gapstate.table.rules import SEND
-from gapstate.table.vocabulary import INITIAL, SESSION_END, Config, Stimulus
+from gapstate.table.vocabulary import INITIAL, SESSION_END, Stimulus
+
+if TYPE_CHECKING:
+    from gapstate.proof.graph import Move  # progress has no moves of its own: its steps are `Fired`
 
 Steps = tuple[Stimulus, ...]
 
@@ -48,6 +51,7 @@ class Fired(NamedTuple):
 
 
 _SINK = -1  # every step that ends the gap, or leaves the explored range past a cap
+_INSIDE, _OUT, _ENDS = "inside", "out", "ends"  # where a step leads: on in the gap, out of it (the sink), session_end
 _ENDED = -2  # a step that ends the session, in a bound's witness
 _GAP_BOUNDS = tuple(bound for bound in BOUNDS if bound.counts)
 _COUNTER_BOUNDS = tuple(bound for bound in BOUNDS if bound.counter)
@@ -81,7 +85,7 @@ class Reached:
     steps: Steps
 
     def to_dict(self) -> dict[str, Any]:
-        return {"value": self.value, "trace": concretize(self.steps)}
+        return {"value": self.value, "trace": events(self.steps)}
 
 
 @dataclass(frozen=True)
@@ -92,10 +96,10 @@ class Progress:
 
     def findings(self) -> list[Finding]:
         """`stuck_gap` and `retry_loop` findings, each with its replayable trace (and cycle)."""
-        found: list[Finding] = [StuckGap(s.line, 1, s.state, concretize(s.steps)) for s in self.stuck]
+        found: list[Finding] = [StuckGap(s.line, 1, s.state, events(s.steps)) for s in self.stuck]
         for loop in self.loops:
-            events = concretize((*loop.steps, *loop.cycle))  # the cycle goes on where the way there stops
-            found.append(RetryLoop(loop.line, 1, events[:len(loop.steps)], events[len(loop.steps):], loop.rows))
+            made = events((*loop.steps, *loop.cycle))  # the cycle goes on where the way there stops
+            found.append(RetryLoop(loop.line, 1, made[:len(loop.steps)], made[len(loop.steps):], loop.rows))
         return found
 
     def bound(self, name: str) -> Reached:
@@ -126,56 +130,68 @@ class _GapGraph:
         gains = {row.line: tuple(sum(a in bound.counts for a in row.actions) for bound in _GAP_BOUNDS)
                  for row in table.rows}
         self._gains = gains = {line: gain for line, gain in gains.items() if any(gain)}
-        decode = exploration.config
-        packed = [(node, exploration.moves(node) if exploration.expanded(node) else None) for node in exploration.nodes()]
-        ended: set[int] = set()
-        inside: dict[int, None] = {}
-        counters = [Config._fields.index(bound.counter or "") for bound in _COUNTER_BOUNDS]
-        self._peaks = [(-1, -1)] * len(counters)  # per counter bound: its largest value, the first node with it
-        for node, steps in packed:
-            config = decode(node)
-            if config.ended:
-                ended.add(node)
-            elif config.state != INITIAL and steps is not None:
-                inside[node] = None
-            for i, field in enumerate(counters):
-                value = cast(int, config[field])
-                if value > self._peaks[i][0]:
-                    self._peaks[i] = (value, node)
+        self._peaks = [exploration.peak(bound.counter or "") for bound in _COUNTER_BOUNDS]
+        decode, expanded = exploration.config, exploration.expanded
+        within: dict[int, bool] = {}  # representative -> its class is inside a gap
+
+        places: dict[int, str] = {}  # node -> where a step to it leads (asked again for every step to it)
+
+        def place(node: int) -> str:
+            kind = places.get(node)
+            if kind is None:
+                config = decode(node)
+                kind = places[node] = (_ENDS if config.ended else _INSIDE if config.state != INITIAL and expanded(node)
+                                       else _OUT)
+            return kind
+
+        def judge(representative: int, move: Move) -> tuple[str, Fired, tuple[int, ...] | None] | None:
+            gain = gains.get(move.row)
+            if move.target == representative and gain is None:
+                return None
+            kind = _ENDS if move.sent.event == SESSION_END else place(move.target)
+            return kind, Fired(move.sent, move.row), gain
+
+        inside: list[int] = []
         moves: dict[tuple[int, int], Fired] = {}  # the first step from one node to another
         best: dict[tuple[int, int], list[tuple[int, Fired]]] = {}  # per gap bound, the step that counts most
         entries: list[tuple[int, Fired, int]] = []  # steps that open a gap: (from, step, to)
         endings: list[tuple[int, Fired]] = []  # steps out of a gap that end the session and count something
-        for node, steps in packed:
-            if steps is None:
+        for node, representative, steps in exploration.sweep(judge):
+            gap = within.get(representative)
+            if gap is None:
+                config = decode(representative)
+                gap = within[representative] = not config.ended and config.state != INITIAL
+            if not gap:
+                entries.extend((node, fired, target) for (kind, fired, _), target in steps if kind is _INSIDE)
                 continue
-            if node not in inside:
-                entries.extend((node, Fired(sent, line), target) for sent, line, _, target in steps if target in inside)
-                continue
-            for sent, line, _, target in steps:
-                gain = gains.get(line)
-                if target == node and gain is None:
-                    continue
-                if sent.event == SESSION_END or target in ended:
+            inside.append(node)
+            for (kind, fired, gain), target in steps:
+                if kind is _ENDS:
                     if gain is not None:
-                        endings.append((node, Fired(sent, line)))
+                        endings.append((node, fired))
                     continue
-                pair = (node, target if target in inside else _SINK)
+                pair = (node, target if kind is _INSIDE else _SINK)
                 if pair not in moves:
-                    moves[pair] = Fired(sent, line)
+                    moves[pair] = fired
                 if gain is not None:
                     counted = best.setdefault(pair, [(0, moves[pair])] * len(gain))
                     for i, amount in enumerate(gain):
                         if amount > counted[i][0]:
-                            counted[i] = (amount, Fired(sent, line))
+                            counted[i] = (amount, fired)
         graph = nx.DiGraph()
         graph.add_nodes_from(inside)
         graph.add_edges_from(moves)
         self._graph, self._moves, self._best = graph, moves, best
-        self._order = {node: i for i, (node, _) in enumerate(packed)}
         self._entries, self._endings = entries, endings
         self._components = list(nx.strongly_connected_components(graph))
         self._component = {node: i for i, members in enumerate(self._components) for node in members}
+        self._ranks: dict[int, int] | None = None
+
+    def _order(self, node: int) -> int:
+        """The node's place in the exploration's breadth-first order (asked only to sort what was found)."""
+        if self._ranks is None:
+            self._ranks = {node: i for i, node in enumerate(self._exploration.nodes())}
+        return self._ranks[node]
 
     def _way(self, node: int) -> list[Stimulus]:
         """The stimuli of a shortest way from the initial configuration to a node, along any moves."""
@@ -220,7 +236,7 @@ class _GapGraph:
         region = {node: i for i, nodes in enumerate(nx.weakly_connected_components(trapped)) for node in nodes}
         steps = [(source, move, target) for (source, target), move in self._moves.items()]
         found = sorted(((region[target], source, move, target) for source, move, target in [*self._entries, *steps]
-                        if target in region and source not in region), key=lambda f: self._order[f[1]])
+                        if target in region and source not in region), key=lambda f: self._order(f[1]))
         decode = self._exploration.config
         return tuple(sorted((Stuck(move.line, decode(target).state, (*self._way(source), move.sent))
                              for _, source, move, target in self._first_per_region(found)), key=lambda s: s.line))
@@ -232,7 +248,7 @@ class _GapGraph:
         found = sorted(((component[source], source, counted[sends][1], target)
                         for (source, target), counted in self._best.items()
                         if counted[sends][0] and target != _SINK and component[source] == component[target]),
-                       key=lambda f: self._order[f[1]])
+                       key=lambda f: self._order(f[1]))
         loops = []
         for _, source, move, target in self._first_per_region(found):
             cycle = [move, *self._cycle(target, source)]
