@@ -62,7 +62,7 @@ def test_every_reachable_row_is_as_far_as_a_breadth_first_search_says_and_toward
 def test_the_row_behind_the_session_cap_is_eleven_events_away():
     row = line_of(SPEC_TEXT, "DUE | floor_released | !busy,!budget_left | CLEAR | unrepaired_budget")
     assert GUIDE.distance(GUIDE.roadmap.initial, row) == 11
-    assert [m.event for m in walk_to(GUIDE, row)][-3:] == ["send_ok", "request_undelivered", "floor_released"]
+    assert [m.sent.event for m in walk_to(GUIDE, row)][-3:] == ["send_ok", "request_undelivered", "floor_released"]
 
 
 def test_a_deleted_row_is_a_hole_the_guide_walks_into():
@@ -79,7 +79,7 @@ def test_wandering_never_strands_the_target():
     for config in GUIDE.roadmap.distance[row]:
         kept = GUIDE.keeping(config, row)
         for move in GUIDE.moves(config):
-            if (move.event, move.choice) in kept and move.hits != row:
+            if move.sent in kept and move.hits != row:
                 assert GUIDE.distance(move.outcome.config, row) is not None
 
 

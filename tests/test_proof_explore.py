@@ -66,7 +66,7 @@ def test_the_exploration_is_exactly_the_plain_search(caps, defect):
            for node in exploration.nodes()}
     assert got == oracle
     broken = {(rule, line, source, event, choice)
-              for (rule, line), sources in exploration.broken.items() for source, event, choice, _ in sources}
+              for (rule, line), sources in exploration.broken.items() for source, (event, choice), _ in sources}
     expected = {(rule, line, config, event, choice) for config in oracle for event, choice, _, line, clean in oracle[config]
                 if not clean for rule in machine.step(config, event, choice).broken}
     assert broken == expected

@@ -189,7 +189,7 @@ class _Planner:
         for line, ways in firings(machine, exploration).items():
             if line in invalid:
                 for way in ways:
-                    goal = self._refusal(line, way.event, way.choice, machine.table)
+                    goal = self._refusal(line, way.sent.event, way.sent.choice, machine.table)
                     refusals.setdefault(way.config, []).append(goal)
         self.refusable = tuple(sorted(invalid & {int(g.name[7:]) for found in refusals.values() for g in found}))
         self.goals += sorted({g.name: g for found in refusals.values() for g in found}.values(), key=lambda g: int(g.name[7:]))

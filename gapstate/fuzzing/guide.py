@@ -27,10 +27,9 @@ from gapstate.table.vocabulary import EVENTS, SESSION_END, Config, Stimulus
 
 
 class Send(NamedTuple):
-    """An event the environment may send from a configuration, the value of its chosen guard, and what it does."""
+    """What the environment may send from a configuration (an event and the value of its chosen guard), and what it does."""
 
-    event: str
-    choice: bool
+    sent: Stimulus
     outcome: Outcome
 
     @property
@@ -38,7 +37,7 @@ class Send(NamedTuple):
         """The target this hits: the row it fires, or the hole it falls into."""
         if self.outcome.row is not None and self.outcome.status is Status.OK:
             return self.outcome.row.line
-        return (self.outcome.config.state, self.event)
+        return (self.outcome.config.state, self.sent.event)
 
 
 class Guide:
@@ -68,7 +67,7 @@ class Guide:
         if found is None:
             machine = self.machine
             found = self._moves[config] = tuple(
-                Send(event, choice, outcome)
+                Send(Stimulus(event, choice), outcome)
                 for event in EVENTS
                 for choice in machine.choices(config, event)
                 if (outcome := machine.step(config, event, choice)).status not in (Status.REFUSED, Status.ENDED)
@@ -92,12 +91,12 @@ class Guide:
         if found is None:
             moves = self.moves(config)
             kept = {
-                Stimulus(m.event, m.choice)
+                m.sent
                 for m in moves
                 if target is None or m.hits == target
                 or (m.outcome.status is Status.OK and self.distance(m.outcome.config, target) is not None)
             }
-            found = self._keeping[key] = kept or {Stimulus(m.event, m.choice) for m in moves}
+            found = self._keeping[key] = kept or {m.sent for m in moves}
         return found
 
     def everywhere(self, target: Any) -> bool:
@@ -162,7 +161,7 @@ class Guide:
         if found is None:
             explored = self.roadmap.exploration
             found = self._open[config] = tuple(
-                (Way(move.event, move.choice), outcome.config, outcome.actions)
+                (Way(*move.sent), outcome.config, outcome.actions)
                 for move in self.moves(config)
                 if (outcome := move.outcome).status is Status.OK and not outcome.broken and not outcome.config.ended
                 and outcome.config in explored

@@ -57,8 +57,8 @@ def minimize(spec: Spec, trace: tuple[dict[str, Any], ...], error: ReplayError) 
     road = roadmap(machine)
     hits = road.hits.get(last.row.line if last.row is not None and last.status is Status.OK else (before.state, steps[-1][0]), [])
     nearest = sorted(
-        ((road.depth[way.config], n, way.config, Stimulus(way.event, way.choice)) for n, way in enumerate(hits)
-         if way.config in road.depth and same(machine.step(way.config, way.event, way.choice))),
+        ((road.depth[way.config], n, way.config, way.sent) for n, way in enumerate(hits)
+         if way.config in road.depth and same(machine.step(way.config, *way.sent))),
         key=lambda item: item[:2],
     )
     if nearest and nearest[0][0] + 1 < len(steps):

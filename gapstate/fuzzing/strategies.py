@@ -158,8 +158,8 @@ def _step(draw: st.DrawFn, drawing: _Drawing) -> tuple[dict[str, Any], int] | No
         name = planned.event
         way = way_of(draw, session, name, planned.choice)
     elif move is not None:
-        name = move.event
-        way = way_of(draw, session, name, move.choice)
+        name = move.sent.event
+        way = way_of(draw, session, name, move.sent.choice)
     else:
         walk.plan = []  # a wandering step leaves the plan's way
         allowed = guide.keeping(config, walk.target if walk.target not in walk.hit else None)

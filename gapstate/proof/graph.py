@@ -44,7 +44,7 @@ class Move(NamedTuple):
 
 
 class Firing(NamedTuple):
-    """One reachable step from `config`: `event`, with `choice` the value of the guard its payload sets.
+    """One reachable step from `config`: what was `sent` (the event, and the value of the guard its payload sets).
 
     `clean` is False when the step breaks a rule. The proof keeps the steps
     that break each rule this way (`Exploration.broken`), and `reach.firings`
@@ -53,8 +53,7 @@ class Firing(NamedTuple):
     """
 
     config: Config
-    event: str
-    choice: bool
+    sent: Stimulus
     clean: bool
 
 
@@ -291,7 +290,7 @@ class Exploration:
     def broken(self) -> dict[tuple[str, int], list[Firing]]:
         if self._broken is None:
             decode = self._packing.decode
-            self._broken = {key: [Firing(decode(node), event, choice, False) for node, event, choice in steps]
+            self._broken = {key: [Firing(decode(node), Stimulus(event, choice), False) for node, event, choice in steps]
                             for key, steps in self._breaches.items()}
         return self._broken
 

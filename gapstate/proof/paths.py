@@ -12,7 +12,7 @@ from gapstate.proof.graph import Exploration, Firing
 from gapstate.proof.reach import firings
 from gapstate.proof.totality import Hole, holes
 from gapstate.run.machine import Machine
-from gapstate.table.vocabulary import Config, Stimulus
+from gapstate.table.vocabulary import Config
 
 
 class Witness(NamedTuple):
@@ -38,7 +38,7 @@ def shortest_firing_trace(exploration: Exploration, ways: list[Firing]) -> Witne
         reached = [w for w in ways if w.config in distance]
         if reached:
             best = min(reached, key=lambda w: (distance[w.config], not w.clean))
-            trace = exploration.trace_to(best.config, Stimulus(best.event, best.choice), clean=clean)
+            trace = exploration.trace_to(best.config, best.sent, clean=clean)
             return Witness(best, trace, not clean)
     return None  # pragma: no cover - every configuration of the graph is reachable
 

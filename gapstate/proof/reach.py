@@ -18,7 +18,7 @@ from gapstate.findings import (
 from gapstate.proof.graph import Exploration, Firing
 from gapstate.run.machine import Machine
 from gapstate.table.model import STAY, Literal, Row, Table, format_guards, holds
-from gapstate.table.vocabulary import EVENTS, GUARDS, Config
+from gapstate.table.vocabulary import EVENTS, GUARDS, Config, Stimulus
 
 
 def reachability(table: Table, machine: Machine, exploration: Exploration, skip: set[int]) -> tuple[list[Finding], int]:
@@ -71,7 +71,7 @@ def firings(machine: Machine, exploration: Exploration) -> dict[int, list[Firing
             for choice in machine.choices(config, event):
                 outcome = machine.step(config, event, choice)
                 if outcome.row is not None:
-                    out.setdefault(outcome.row.line, []).append(Firing(config, event, choice, not outcome.broken))
+                    out.setdefault(outcome.row.line, []).append(Firing(config, Stimulus(event, choice), not outcome.broken))
     return out
 
 

@@ -15,6 +15,7 @@ from gapstate.run.machine import Machine, Status, valuations
 from gapstate.table.model import Literal, Table
 from gapstate.table.vocabulary import (
     EVENTS,
+    Stimulus,
 )
 
 
@@ -157,5 +158,5 @@ def holes(machine: Machine, exploration: Exploration) -> dict[Hole, list[Firing]
         for event in EVENTS:
             for choice in machine.choices(config, event):
                 if machine.step(config, event, choice).status is Status.UNMATCHED:
-                    out.setdefault((config.state, event), []).append(Firing(config, event, choice, True))
+                    out.setdefault((config.state, event), []).append(Firing(config, Stimulus(event, choice), True))
     return out

@@ -93,7 +93,7 @@ def explain(ways: Ways, row: Row, state: str | None = None) -> Explanation:
     machine = ways.machine
     broken: dict[str, int] = {}
     for way in firings:
-        for rule_id in machine.step(way.config, way.event, way.choice).broken:
+        for rule_id in machine.step(way.config, *way.sent).broken:
             broken[rule_id] = broken.get(rule_id, 0) + 1
     rules = tuple(
         RuleNote(
