@@ -11,7 +11,7 @@ from gapstate.proof.explore import TooManyConfigurations, explore
 from gapstate.run.machine import Machine, Status
 from gapstate.table.load import parse_spec
 
-from .support import slow_but, variant
+from .support import SPEC_TEXT, slow_but, variant
 
 SENDS_WHILE_BUSY = ("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
 
@@ -147,3 +147,24 @@ def test_the_kept_explorations_hold_at_most_the_bound_together_and_the_one_used_
     explore(three)  # past the bound: `two` goes, used longest ago
     assert [len(kept) for kept in module._kept.values()] == [len(first), len(third)]
     assert [table for table in module._kept] == [one.table, three.table]
+
+
+def test_a_mutant_explored_from_the_table_s_classes_is_explored_as_afresh():
+    """A one-row mutant's explorer takes over the table's class steps where its states step alike, and finds
+    the same nodes, class steps, rows fired and breaches as exploring it from nothing."""
+    from gapstate.proof import explore as explorer
+    from gapstate.proof import mutation
+
+    text = mutation.without_diagram(SPEC_TEXT)
+    reference = mutation.Reference(parse_spec(text, "t").table)
+    taken = 0
+    for mutant in list(mutation.mutants(text))[::97]:
+        table = parse_spec(mutant.text, "m").table
+        machine, _ = reference.compare(table, mutant.line)
+        inherited = explorer._inherited(machine, explorer.Packing(machine))
+        taken += inherited is not None and bool(inherited[2])
+        shared, fresh = explorer._explore(machine, None, None), explorer._explore(Machine(table), None, None)
+        assert shared.class_steps()[1:] == fresh.class_steps()[1:], mutant.name
+        assert (list(shared.nodes()), shared.fired, shared.broken, shared.implied) == \
+            (list(fresh.nodes()), fresh.fired, fresh.broken, fresh.implied), mutant.name
+    assert taken >= 10

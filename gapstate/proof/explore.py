@@ -88,7 +88,7 @@ def _explore(machine: Machine, progress: Callable[[int, int], None] | None,
     """
     packing = Packing(machine)
     initial = packing.encode(machine.initial)
-    classes, breaks, implied = step_classes(machine, packing, initial)
+    classes, breaks, implied = step_classes(machine, packing, initial, _inherited(machine, packing))
     if budget is not None and implied > budget:
         raise TooManyConfigurations(implied, budget)
     fold, expanded, target_of = packing.fold, packing.expanded, packing.target
@@ -127,7 +127,25 @@ def _explore(machine: Machine, progress: Callable[[int, int], None] | None,
     return Exploration(packing, initial, seen, classes, frozenset(fired), breaches, breaks, members, implied)
 
 
-def step_classes(machine: Machine, packing: Packing, initial: int) -> tuple[dict[int, tuple[ClassStep, ...]], dict, int]:
+def _inherited(machine: Machine, packing: Packing) -> tuple[dict[int, tuple[ClassStep, ...]], dict, frozenset[int]] | None:
+    """The class steps `machine` may take over from the exploration it inherits (`Machine.inherited`): those of
+    the classes in the states where it steps alike (`Machine.alike`), as indices into `packing.states`.
+
+    Only when that exploration packed configurations the same way, so that
+    a representative, a step's offset and its resets mean the same there.
+    """
+    base = machine.inherited
+    if not isinstance(base, Exploration) or not machine.alike:
+        return None
+    other, classes, breaks = base.class_steps()
+    if not packing.same_as(other):
+        return None
+    return classes, breaks, frozenset(i for i, state in enumerate(packing.states) if state in machine.alike)
+
+
+def step_classes(machine: Machine, packing: Packing, initial: int,
+                 inherited: tuple[dict[int, tuple[ClassStep, ...]], dict, frozenset[int]] | None = None
+                 ) -> tuple[dict[int, tuple[ClassStep, ...]], dict, int]:
     """Every class reachable from the initial node, each stepped once, and how many configurations they hold.
 
     Returns the steps of each class (by representative), the rule-breaking
@@ -135,7 +153,8 @@ def step_classes(machine: Machine, packing: Packing, initial: int) -> tuple[dict
     upper bound of the configurations `explore` will visit (a class counts
     whole when some member of it can be reached from a reachable class).
     The classes are walked breadth-first (`graph.walk`), each one's moves
-    found by stepping the machine.
+    found by stepping the machine, or taken from `inherited` (see
+    `_inherited`) for a class whose state steps there as here.
     """
     decode, pack, expanded = packing.decode, packing.pack, packing.expanded
     resets = packing.resets
@@ -144,9 +163,18 @@ def step_classes(machine: Machine, packing: Packing, initial: int) -> tuple[dict
     stimuli = {(event, choice): Stimulus(event, choice) for event in events for choice in (False, True)}
     classes: dict[int, tuple[ClassStep, ...]] = {}
     breaks: dict[int, tuple[tuple[str, int, str, bool], ...]] = {}  # representative -> (rule, line, event, choice)
+    given, given_breaks, alike = inherited if inherited is not None else ({}, {}, frozenset())
+    count = len(packing.states)
 
     def moves(representative: int) -> Iterator[tuple[ClassStep, int]]:
         if not expanded(representative):
+            return
+        steps = given.get(representative) if representative % count in alike else None
+        if steps is not None:
+            classes[representative] = steps
+            if representative in given_breaks:
+                breaks[representative] = given_breaks[representative]
+            yield from _targets(packing, unfolded, representative, steps)
             return
         config = decode(representative)
         if config.ended:  # the machine answers every event after session_end with ENDED: no step to try
@@ -167,13 +195,18 @@ def step_classes(machine: Machine, packing: Packing, initial: int) -> tuple[dict
         steps = classes[representative] = tuple(found)
         if breaking:
             breaks[representative] = tuple(breaking)
-        # with no counter folded, a class is one configuration and its steps' targets are classes
-        for step in steps:
-            if unfolded:
-                yield step, representative + step[0]
-            else:
-                for target in packing.class_targets(representative, step):
-                    yield step, target
+        yield from _targets(packing, unfolded, representative, steps)
 
     reached = walk((packing.fold(initial),), moves).tree
     return classes, breaks, sum(map(packing.class_size, reached))
+
+
+def _targets(packing: Packing, unfolded: bool, representative: int, steps: tuple[ClassStep, ...]
+             ) -> Iterator[tuple[ClassStep, int]]:
+    """Each step of a class with each class it leads to."""
+    for step in steps:
+        if unfolded:  # with no counter folded, a class is one configuration and its steps' targets are classes
+            yield step, representative + step[0]
+        else:
+            for target in packing.class_targets(representative, step):
+                yield step, target

@@ -192,6 +192,10 @@ class Exploration:
         decode = self._packing.decode
         return ((decode(node), count) for node, count in self._members.items())
 
+    def class_steps(self) -> tuple[Packing, dict[int, tuple], dict[int, tuple[tuple[str, int, str, bool], ...]]]:
+        """How the nodes are packed, each class's steps and the rule-breaking ones (for `explore` to reuse)."""
+        return self._packing, self._classes, self._breaks
+
     def moves(self, node: int, by_target: bool = False) -> tuple[Move, ...]:
         """The moves out of `node` in event order; `by_target` groups them by target, in the order the
         targets are first reached, each group in event order."""

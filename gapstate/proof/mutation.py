@@ -195,6 +195,7 @@ class Reference:
         """
         row = next(r for r in self.table.rows if r.line == line)
         machine = self.machine.sharing(table)
+        machine.inherited = self.exploration  # its explorer takes over the classes of the states stepping alike
         return machine, self.difference(machine, (row.state,), row.event)
 
     def difference(self, machine: Machine, affected: tuple[str, ...], event: str) -> Difference | None:

@@ -95,6 +95,10 @@ class Packing:
                 changed.update(event.sets, event.then)
             self.resets[row.line] = tuple(folded[n] for n in sorted(changed) if n in folded)
 
+    def same_as(self, other: Packing) -> bool:
+        """Whether a node, its class and a step's resets mean the same in both packings (the rows' lines aside)."""
+        return (self.states == other.states and self.radix == other.radix and self._shifts == other._shifts)
+
     def pack(self, config: Config) -> int:
         """`encode` without its range checks, for configurations the machine itself produced."""
         return self._state_index[config[0]] + sum(map(mul, config[1:], self._strides))

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from functools import lru_cache
 from itertools import product
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from gapstate.table import vocabulary
 from gapstate.table.model import Row, Table
@@ -129,6 +129,10 @@ class Machine:
         self._memos: dict[Config, Memo] = {}
         # this machine's memo grouped by (state, event), and how many steps it held then (`sharing`)
         self._shared: tuple[int, dict[tuple[str, str], dict[tuple[Config, str, bool], Outcome]]] | None = None
+        # set by `sharing`: the states where this machine steps as the one it shares with does, for every
+        # event; and what the explorer of that one left to reuse there (`proof.mutation` sets it)
+        self.alike: frozenset[str] = frozenset()
+        self.inherited: Any = None
 
     def sharing(self, table: Table) -> Machine:
         """A machine for `table` that starts with this one's memoised steps wherever the two step alike.
@@ -150,6 +154,8 @@ class Machine:
         for pair, steps in self._shared[1].items():
             if machine._lookup.get(pair) == self._lookup.get(pair):
                 memo.update(steps)
+        machine.alike = frozenset(state for state in table.states
+                                  if all(machine._lookup.get((state, e)) == self._lookup.get((state, e)) for e in EVENTS))
         return machine
 
     def choices(self, config: Config, event: str) -> tuple[bool, ...]:
