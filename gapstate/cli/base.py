@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from gapstate.cli.output import say, say_summary
+from gapstate.collector import started
 from gapstate.errors import GapstateError
 from gapstate.version import __version__
 
@@ -284,6 +285,11 @@ class Gapstate(click.Group):
 
             importlib.import_module(f"gapstate.cli.{COMMANDS[name]}")  # registers it with the group
         return super().get_command(ctx, name)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        found = super().resolve_command(ctx, args)
+        started()  # the command's modules are imported: it runs with the collector as the process had it
+        return found
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         from gapstate import pages
