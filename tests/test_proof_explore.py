@@ -162,7 +162,7 @@ def test_a_mutant_explored_from_the_table_s_classes_is_explored_as_afresh():
         table = parse_spec(mutant.text, "m").table
         machine, _ = reference.compare(table, mutant.line)
         inherited = explorer._inherited(machine, explorer.Packing(machine))
-        taken += inherited is not None and bool(inherited[2])
+        taken += inherited is not None and bool(inherited[3])
         shared, fresh = explorer._explore(machine, None, None), explorer._explore(Machine(table), None, None)
         assert shared.class_steps()[1:] == fresh.class_steps()[1:], mutant.name
         assert (list(shared.nodes()), shared.fired, shared.broken, shared.implied) == \

@@ -124,3 +124,54 @@ def test_reaching_without_nothing_blocked_fires_and_breaks_what_the_exploration_
     line = next(line for _, line in exploration.broken)
     fired, broken, _ = exploration.reach_without({line}, lambda config, event, choice, row, breaks: breaks)
     assert all(at != line for _, at in broken)
+
+
+HOLED = ("SENDING | busy_end | - | = | noop", "")  # the row deleted: busy_end while a send is in flight matches none
+
+
+@pytest.mark.parametrize("lines", [None, HOLED], ids=["bundled", "holed"])
+def test_every_step_the_machine_takes_is_a_move_or_a_refusal_of_the_graph(lines):
+    """The graph keeps what the table refuses too (an invalid row, or a hole), so nothing steps the machine again."""
+    from gapstate.run.machine import Status
+    from gapstate.table.vocabulary import EVENTS
+
+    machine = machine_for(gapstate.load_spec()) if lines is None else Machine(parse_spec(variant(*lines), "t").table)
+    exploration = explore(machine)
+    holes = refused = 0
+    for node in exploration.nodes():
+        config = exploration.config(node)
+        taken = {move.sent: move.row for move in exploration.moves(node)}
+        kept = {refusal.sent: refusal.row for refusal in exploration.refusals(node)}
+        if config.ended or not exploration.expanded(node):
+            assert not taken and not kept
+            continue
+        for event in EVENTS:
+            for choice in machine.choices(config, event):
+                outcome = machine.step(config, event, choice)
+                sent = Stimulus(event, choice)
+                if outcome.status is Status.OK:
+                    assert taken[sent] == outcome.row.line and sent not in kept
+                else:
+                    assert kept[sent] == (outcome.row.line if outcome.row is not None else None) and sent not in taken
+                    holes += outcome.row is None
+                    refused += outcome.row is not None
+        assert len(taken) + len(kept) == sum(len(machine.choices(config, e)) for e in EVENTS)
+    assert refused > 0 and (holes > 0) == (lines is HOLED)
+
+
+def test_firings_and_holes_are_read_off_the_graph_without_stepping_the_machine(monkeypatch):
+    from gapstate.proof.reach import firings
+    from gapstate.proof.totality import holes
+
+    machine = Machine(parse_spec(variant(*HOLED), "t").table)
+    exploration = explore(machine)
+
+    def no_step(*_):
+        raise AssertionError("stepped the machine again")
+
+    monkeypatch.setattr(Machine, "_step", no_step)
+    fired, open_ = firings(exploration), holes(exploration)
+    invalid = {row.line for row in machine.table.rows if row.invalid}
+    assert exploration.fired <= set(fired) and set(fired) - exploration.fired <= invalid and set(fired) & invalid
+    assert {state for state, event in open_} == {"SENDING"} and {event for _, event in open_} == {"busy_end"}
+    assert all(f.config.state == "SENDING" and f.sent.event == "busy_end" for ways in open_.values() for f in ways)

@@ -186,7 +186,7 @@ class _Planner:
         self.goals: list[Goal] = list(catalogue(machine))
         refusals: dict[Config, list[Goal]] = {}
         invalid = {row.line for row in machine.table.rows if row.invalid}
-        for line, ways in firings(machine, exploration).items():
+        for line, ways in firings(exploration).items():
             if line in invalid:
                 for way in ways:
                     goal = self._refusal(line, way.sent.event, way.sent.choice, machine.table)

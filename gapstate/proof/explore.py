@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 
 from gapstate.errors import GapstateError
-from gapstate.proof.graph import Exploration, walk
+from gapstate.proof.graph import Exploration, Refusal, walk
 from gapstate.proof.packing import ClassStep, Packing
 from gapstate.run.machine import Machine, Status
 from gapstate.table.model import Table
@@ -88,7 +88,7 @@ def _explore(machine: Machine, progress: Callable[[int, int], None] | None,
     """
     packing = Packing(machine)
     initial = packing.encode(machine.initial)
-    classes, breaks, implied = step_classes(machine, packing, initial, _inherited(machine, packing))
+    classes, breaks, refused, implied = step_classes(machine, packing, initial, _inherited(machine, packing))
     if budget is not None and implied > budget:
         raise TooManyConfigurations(implied, budget)
     fold, expanded, target_of = packing.fold, packing.expanded, packing.target
@@ -124,10 +124,13 @@ def _explore(machine: Machine, progress: Callable[[int, int], None] | None,
     seen = walk((initial,), moves).tree
     if progress is not None:
         progress(total, total)
-    return Exploration(packing, initial, seen, classes, frozenset(fired), breaches, breaks, members, implied)
+    return Exploration(packing, initial, seen, classes, frozenset(fired), breaches, breaks, refused, members, implied)
 
 
-def _inherited(machine: Machine, packing: Packing) -> tuple[dict[int, tuple[ClassStep, ...]], dict, frozenset[int]] | None:
+Inherited = tuple[dict[int, tuple[ClassStep, ...]], dict, dict, frozenset[int]]  # classes, breaks, refusals, states
+
+
+def _inherited(machine: Machine, packing: Packing) -> Inherited | None:
     """The class steps `machine` may take over from the exploration it inherits (`Machine.inherited`): those of
     the classes in the states where it steps alike (`Machine.alike`), as indices into `packing.states`.
 
@@ -137,19 +140,20 @@ def _inherited(machine: Machine, packing: Packing) -> tuple[dict[int, tuple[Clas
     base = machine.inherited
     if not isinstance(base, Exploration) or not machine.alike:
         return None
-    other, classes, breaks = base.class_steps()
+    other, classes, breaks, refused = base.class_steps()
     if not packing.same_as(other):
         return None
-    return classes, breaks, frozenset(i for i, state in enumerate(packing.states) if state in machine.alike)
+    return classes, breaks, refused, frozenset(i for i, state in enumerate(packing.states) if state in machine.alike)
 
 
-def step_classes(machine: Machine, packing: Packing, initial: int,
-                 inherited: tuple[dict[int, tuple[ClassStep, ...]], dict, frozenset[int]] | None = None
-                 ) -> tuple[dict[int, tuple[ClassStep, ...]], dict, int]:
+def step_classes(machine: Machine, packing: Packing, initial: int, inherited: Inherited | None = None
+                 ) -> tuple[dict[int, tuple[ClassStep, ...]], dict, dict[int, tuple[Refusal, ...]], int]:
     """Every class reachable from the initial node, each stepped once, and how many configurations they hold.
 
     Returns the steps of each class (by representative), the rule-breaking
-    steps of those that break any, and the sum of the classes' sizes: an
+    steps of those that break any, the steps the table refuses (an
+    `invalid` row, or no row at all) of those that refuse any, and the sum
+    of the classes' sizes: an
     upper bound of the configurations `explore` will visit (a class counts
     whole when some member of it can be reached from a reachable class).
     The classes are walked breadth-first (`graph.walk`), each one's moves
@@ -163,7 +167,8 @@ def step_classes(machine: Machine, packing: Packing, initial: int,
     stimuli = {(event, choice): Stimulus(event, choice) for event in events for choice in (False, True)}
     classes: dict[int, tuple[ClassStep, ...]] = {}
     breaks: dict[int, tuple[tuple[str, int, str, bool], ...]] = {}  # representative -> (rule, line, event, choice)
-    given, given_breaks, alike = inherited if inherited is not None else ({}, {}, frozenset())
+    refused: dict[int, tuple[Refusal, ...]] = {}
+    given, given_breaks, given_refused, alike = inherited if inherited is not None else ({}, {}, {}, frozenset())
     count = len(packing.states)
 
     def moves(representative: int) -> Iterator[tuple[ClassStep, int]]:
@@ -174,6 +179,8 @@ def step_classes(machine: Machine, packing: Packing, initial: int,
             classes[representative] = steps
             if representative in given_breaks:
                 breaks[representative] = given_breaks[representative]
+            if representative in given_refused:
+                refused[representative] = given_refused[representative]
             yield from _targets(packing, unfolded, representative, steps)
             return
         config = decode(representative)
@@ -182,10 +189,12 @@ def step_classes(machine: Machine, packing: Packing, initial: int,
             return
         found: list[ClassStep] = []
         breaking: list[tuple[str, int, str, bool]] = []
+        refusing: list[Refusal] = []
         for event in events:
             for choice in machine.choices(config, event):
                 outcome = machine.step_once(config, event, choice)
                 if outcome.status is not Status.OK:
+                    refusing.append(Refusal(stimuli[event, choice], outcome.row.line if outcome.row is not None else None))
                     continue
                 assert outcome.row is not None  # a step that is OK fired a row
                 line = outcome.row.line
@@ -195,10 +204,12 @@ def step_classes(machine: Machine, packing: Packing, initial: int,
         steps = classes[representative] = tuple(found)
         if breaking:
             breaks[representative] = tuple(breaking)
+        if refusing:
+            refused[representative] = tuple(refusing)
         yield from _targets(packing, unfolded, representative, steps)
 
     reached = walk((packing.fold(initial),), moves).tree
-    return classes, breaks, sum(map(packing.class_size, reached))
+    return classes, breaks, refused, sum(map(packing.class_size, reached))
 
 
 def _targets(packing: Packing, unfolded: bool, representative: int, steps: tuple[ClassStep, ...]

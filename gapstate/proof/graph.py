@@ -43,6 +43,15 @@ class Move(NamedTuple):
     target: int
 
 
+class Refusal(NamedTuple):
+    """A step out of a node that the table refuses: what was sent, and the line of the `invalid` row that
+    refuses it (None: no row matches it, a hole of a table that is not total). It leads nowhere: the replay
+    stops there."""
+
+    sent: Stimulus
+    row: int | None
+
+
 class Firing(NamedTuple):
     """One reachable step from `config`: what was `sent` (the event, and the value of the guard its payload sets).
 
@@ -125,6 +134,8 @@ class Exploration:
       exploration`, `config(node)`, `node(config)`;
     - `moves(node)`: the `Move`s out of it, each stimulus once, in event
       order; a configuration past a cap has none (it is not expanded);
+      `refusals(node)`: the steps the table refuses there (`Refusal`: an
+      `invalid` row, or a hole), which lead nowhere;
       `predecessors(node)`; `walk(sources, follow, until)` over them;
     - `fired`: the lines of the rows that fired; `broken`: for each (rule,
       row line) every step (a `Firing`) that breaks it;
@@ -141,7 +152,8 @@ class Exploration:
 
     def __init__(self, packing: Packing, initial: int, seen: dict[int, Any], classes: dict[int, tuple],
                  fired: frozenset[int], breaches: dict[tuple[str, int], list[tuple[int, str, bool]]],
-                 breaks: dict[int, tuple[tuple[str, int, str, bool], ...]], members: dict[int, int], implied: int):
+                 breaks: dict[int, tuple[tuple[str, int, str, bool], ...]], refused: dict[int, tuple[Refusal, ...]],
+                 members: dict[int, int], implied: int):
         self._packing = packing
         self.root = initial
         self._seen = seen  # the explorer's breadth-first tree: node -> (depth, parent, the class step from it)
@@ -150,6 +162,7 @@ class Exploration:
         self.fired = fired
         self._breaches = breaches  # (rule, row line) -> every breaking step, as (node, event, choice)
         self._breaks = breaks  # class representative -> the (rule, row line, event, choice) its steps break
+        self._refused = refused  # class representative -> the steps the table refuses there, when any
         self._members = members  # class representative -> how many expanded configurations of it were reached
         self._broken: dict[tuple[str, int], list[Firing]] | None = None
         self._digraph: nx.DiGraph | None = None
@@ -182,19 +195,27 @@ class Exploration:
     def configs(self) -> Iterator[Config]:
         return map(self._packing.decode, self._seen)
 
-    def classes(self) -> Iterator[tuple[Config, int]]:
+    def classes(self) -> Iterator[tuple[int, int]]:
         """Each class of reachable configurations that behave alike (see `Packing`) and are expanded:
-        its representative, and how many reachable configurations it holds.
+        its representative's node, and how many reachable configurations it holds.
 
         What is asked of every reachable step (which rows fire how often)
-        is then asked once a class, not once a configuration.
+        is then asked once a class, not once a configuration: a member's
+        `moves` and `refusals` are its representative's, at its own targets.
         """
-        decode = self._packing.decode
-        return ((decode(node), count) for node, count in self._members.items())
+        return iter(self._members.items())
 
-    def class_steps(self) -> tuple[Packing, dict[int, tuple], dict[int, tuple[tuple[str, int, str, bool], ...]]]:
-        """How the nodes are packed, each class's steps and the rule-breaking ones (for `explore` to reuse)."""
-        return self._packing, self._classes, self._breaks
+    def class_steps(self) -> tuple[Packing, dict[int, tuple], dict[int, tuple[tuple[str, int, str, bool], ...]],
+                                   dict[int, tuple[Refusal, ...]]]:
+        """How the nodes are packed, each class's steps, the rule-breaking ones and the refusals (for `explore` to reuse)."""
+        return self._packing, self._classes, self._breaks, self._refused
+
+    def refusals(self, node: int) -> tuple[Refusal, ...]:
+        """The steps out of `node` that the table refuses, in event order (none past a cap or after session_end)."""
+        packing = self._packing
+        if node not in self._seen or not packing.expanded(node):
+            return ()
+        return self._refused.get(packing.fold(node), ())
 
     def moves(self, node: int, by_target: bool = False) -> tuple[Move, ...]:
         """The moves out of `node` in event order; `by_target` groups them by target, in the order the

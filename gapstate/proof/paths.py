@@ -85,8 +85,8 @@ def roadmap(machine: Machine) -> Roadmap:
     """The machine's Roadmap: the table explored once (about 50 ms for the bundled one)."""
     exploration = explore(machine)
     fired = exploration.fired  # `firings` also lists the refusals of `invalid` rows, which fire nothing
-    hits: dict[Any, list[Firing]] = {line: ways for line, ways in sorted(firings(machine, exploration).items()) if line in fired}
-    gaps = holes(machine, exploration)
+    hits: dict[Any, list[Firing]] = {line: ways for line, ways in sorted(firings(exploration).items()) if line in fired}
+    gaps = holes(exploration)
     hits.update(sorted(gaps.items()))
     configs = {node: exploration.config(node) for node in exploration.nodes()}
     node = exploration.node

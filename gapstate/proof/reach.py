@@ -18,7 +18,7 @@ from gapstate.findings import (
 from gapstate.proof.graph import Exploration, Firing
 from gapstate.run.machine import Machine
 from gapstate.table.model import STAY, Literal, Row, Table, format_guards, holds
-from gapstate.table.vocabulary import EVENTS, GUARDS, Config, Stimulus
+from gapstate.table.vocabulary import GUARDS, Config
 
 
 def reachability(table: Table, machine: Machine, exploration: Exploration, skip: set[int]) -> tuple[list[Finding], int]:
@@ -56,24 +56,24 @@ def reachability(table: Table, machine: Machine, exploration: Exploration, skip:
 
 
 
-def firings(machine: Machine, exploration: Exploration) -> dict[int, list[Firing]]:
+def firings(exploration: Exploration) -> dict[int, list[Firing]]:
     """Every reachable step, grouped by the line of the row it matches (`invalid` rows included).
 
     Configurations past a cap and after `session_end` take no step. The lists
     follow the exploration's order, so choices among them are deterministic.
     """
     out: dict[int, list[Firing]] = {}
-    events = tuple(EVENTS)
-    for config in exploration.configs():  # breadth-first, without building the networkx graph
-        if config.ended or not machine.within_caps(config):
+    for node in exploration.nodes():  # breadth-first; past a cap and after session_end no step is taken
+        moves, refusals = exploration.moves(node), exploration.refusals(node)
+        if not moves and not refusals:
             continue
-        for event in events:
-            for choice in machine.choices(config, event):
-                outcome = machine.step(config, event, choice)
-                if outcome.row is not None:
-                    out.setdefault(outcome.row.line, []).append(Firing(config, Stimulus(event, choice), not outcome.broken))
+        config = exploration.config(node)
+        for move in moves:
+            out.setdefault(move.row, []).append(Firing(config, move.sent, not move.breaks))
+        for refusal in refusals:
+            if refusal.row is not None:
+                out.setdefault(refusal.row, []).append(Firing(config, refusal.sent, True))
     return out
-
 
 
 def why_unreachable(machine: Machine, configs: list[Config], table: Table, row: Row) -> NeverFires:

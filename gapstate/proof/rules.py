@@ -12,7 +12,6 @@ from gapstate.findings import (
 from gapstate.proof.graph import Exploration
 from gapstate.run.machine import Machine
 from gapstate.table.rules import RULES
-from gapstate.table.vocabulary import EVENTS
 
 _RULES = {rule.id: rule for rule in RULES}
 
@@ -37,15 +36,12 @@ def tested(machine: Machine, exploration: Exploration) -> dict[str, int]:
     passing says nothing about it.
     """
     per_row: Counter[int] = Counter()
-    events = tuple(EVENTS)
-    for config, members in exploration.classes():
-        if config.ended:
-            continue
-        for event in events:
-            for choice in machine.choices(config, event):
-                row = machine.row_at(config, event, choice)
-                if row is not None:
-                    per_row[row.line] += members
+    for node, members in exploration.classes():  # a class's members take its representative's rows
+        for move in exploration.moves(node):
+            per_row[move.row] += members
+        for refusal in exploration.refusals(node):
+            if refusal.row is not None:
+                per_row[refusal.row] += members
     rows = {row.line: row for row in machine.table.rows}
     return {rule.id: sum(count for line, count in per_row.items() if rule.concerns(rows[line].event, rows[line].actions))
             for rule in RULES}

@@ -11,11 +11,10 @@ from gapstate.findings import (
     NotTotal,
 )
 from gapstate.proof.graph import Exploration, Firing
-from gapstate.run.machine import Machine, Status, valuations
+from gapstate.run.machine import valuations
 from gapstate.table.model import Literal, Table
 from gapstate.table.vocabulary import (
     EVENTS,
-    Stimulus,
 )
 
 
@@ -144,7 +143,7 @@ def minimal_cover(valuations: list[tuple[bool, ...]]) -> list[Cube]:
 Hole = tuple[str, str]  # (state, event): the environment may send it there and no row matches
 
 
-def holes(machine: Machine, exploration: Exploration) -> dict[Hole, list[Firing]]:
+def holes(exploration: Exploration) -> dict[Hole, list[Firing]]:
     """Every reachable step that no row matches, by (state, event).
 
     The environment may send any event the table does not mark `invalid`;
@@ -152,11 +151,10 @@ def holes(machine: Machine, exploration: Exploration) -> dict[Hole, list[Firing]
     step breaks no rule (it is refused), so each Firing is clean.
     """
     out: dict[Hole, list[Firing]] = {}
-    for config in exploration.configs():  # breadth-first, without building the networkx graph
-        if config.ended or not machine.within_caps(config):
-            continue  # never expanded: nothing is sent from there
-        for event in EVENTS:
-            for choice in machine.choices(config, event):
-                if machine.step(config, event, choice).status is Status.UNMATCHED:
-                    out.setdefault((config.state, event), []).append(Firing(config, Stimulus(event, choice), True))
+    for node in exploration.nodes():  # breadth-first; past a cap and after session_end no step is taken
+        holes = [refusal.sent for refusal in exploration.refusals(node) if refusal.row is None]
+        if holes:
+            config = exploration.config(node)
+            for sent in holes:
+                out.setdefault((config.state, sent.event), []).append(Firing(config, sent, True))
     return out

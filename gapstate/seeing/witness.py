@@ -111,7 +111,7 @@ class Ways:
         self.spec = spec
         self.machine: Machine = machine_for(spec)
         self.exploration = explore(self.machine)
-        self.firings = firings(self.machine, self.exploration)
+        self.firings = firings(self.exploration)
 
     def of(self, row: Row, state: str | None = None) -> list:
         """The reachable steps that fire `row` (from `state` only, when given: a `*` row asked of one state)."""
