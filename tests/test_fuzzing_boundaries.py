@@ -33,7 +33,7 @@ def test_every_gadget_sends_known_events_realized_as_their_payload_can_be_and_ex
     for goal in catalogue(machine()):
         assert goal.steps and len(goal.expect) == len(goal.steps), goal.name
         for way in goal.steps:
-            assert way.event in EVENTS and way.how in hows, (goal.name, way)
-            assert not way.choice or way.event in PAYLOADS, (goal.name, way)  # only a payload's guard is chosen
+            assert way.sent.event in EVENTS and way.how in hows, (goal.name, way)
+            assert not way.sent.choice or way.sent.event in PAYLOADS, (goal.name, way)  # only a payload's guard is chosen
         assert all(state in STATES or state in (None, REFUSED) for state in goal.expect), goal.name
         assert goal.covers and goal.name.split(":")[0], goal.name

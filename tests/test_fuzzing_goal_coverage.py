@@ -56,7 +56,7 @@ def test_a_repeated_notice_is_read_with_the_kind_of_id_it_names():
     assert "id:settled:CLEAR" in goals_of(settled)
     assert "id:episode:REQUESTED" in goals_of(COMMITTED + [{"event": "loss_voiced", "t": 400, "id": "iv-1"}])
     steps = readings(gapstate.replay(SPEC, settled))
-    assert steps[-1].choice and "settled" in steps[-1].hows
+    assert steps[-1].sent.choice and "settled" in steps[-1].hows
 
 
 def test_an_event_without_t_is_at_the_previous_millisecond():

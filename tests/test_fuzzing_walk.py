@@ -30,15 +30,15 @@ COMMITTED = ({"event": "loss_voiced", "t": 100, "id": "iv-1"}, {"event": "floor_
 
 def test_a_plan_is_taken_step_by_step_and_its_goal_counts_as_hit_at_its_last():
     walk = walk_after()
-    walk.target, walk.plan = "g", [Way("loss_voiced"), Way("floor_released")]
-    assert walk.planned() == Way("loss_voiced") and "g" not in walk.hit
+    walk.target, walk.plan = "g", [Way.of("loss_voiced"), Way.of("floor_released")]
+    assert walk.planned() == Way.of("loss_voiced") and "g" not in walk.hit
     walk.feed({"event": "loss_voiced", "t": 100, "id": "iv-1"})
-    assert walk.planned() == Way("floor_released") and "g" in walk.hit and walk.plan == []
+    assert walk.planned() == Way.of("floor_released") and "g" in walk.hit and walk.plan == []
 
 
 def test_a_plan_whose_next_step_the_table_refuses_here_is_dropped():
     walk = walk_after()
-    walk.target, walk.plan = "g", [Way("send_ok")]  # an invalid row in CLEAR
+    walk.target, walk.plan = "g", [Way.of("send_ok")]  # an invalid row in CLEAR
     assert walk.planned() is None and walk.plan == [] and "g" not in walk.hit
 
 

@@ -207,7 +207,7 @@ class _Planner:
     def _refusal(line: int, event: str, choice: bool, table: Table) -> Goal:
         row = next(r for r in table.rows if r.line == line)
         return Goal(f"refuse:{line}", f"{event} in {row.state}: refused by the invalid row at line {line}",
-                    (Way(event, choice),), lambda c, s: True, (REFUSED,), ends=True)
+                    (Way.of(event, choice),), lambda c, s: True, (REFUSED,), ends=True)
 
     # the graph ----------------------------------------------------------------
 
@@ -217,7 +217,7 @@ class _Planner:
             rows = {row.line: row for row in self.machine.table.rows}
             explored = self.exploration
             found = self._moves[config] = [
-                (Way(*move.sent), move.row, explored.config(move.target), rows[move.row].actions)
+                (Way(move.sent), move.row, explored.config(move.target), rows[move.row].actions)
                 for move in explored.moves(explored.node(config), by_target=True) if not move.breaks
             ]
         return found
@@ -329,7 +329,7 @@ class _Tour:
     def _steps(self, ways: Iterable[Way]) -> None:
         planner, (config, story) = self.planner, self.node
         for way in ways:
-            outcome = planner.machine.step(config, way.event, way.choice)
+            outcome = planner.machine.step(config, *way.sent)
             self.plan.append(way)
             if outcome.status is not Status.OK:
                 self.refused = True

@@ -40,54 +40,54 @@ def catalogue(machine: Machine) -> tuple[Goal, ...]:
     clear, opened, due, sending, requested = "CLEAR", "OPEN", "DUE", "SENDING", "REQUESTED"
     goals = [
         Goal("post_send:before", "evidence whose speech starts 1 ms before the last commit: post_send is false",
-             (Way(ev, False, BEFORE),), _in(requested), (requested,)),
+             (Way.of(ev, False, BEFORE),), _in(requested), (requested,)),
         Goal("post_send:at", "evidence whose speech starts at the very ms of the last commit: post_send is false",
-             (Way(ev, False, AT),), _in(requested), (requested,)),
+             (Way.of(ev, False, AT),), _in(requested), (requested,)),
         Goal("post_send:after", "evidence whose speech starts 1 ms after the last commit: post_send is true",
-             (Way(ev, True, AFTER),), _in(requested), (clear,)),
+             (Way.of(ev, True, AFTER),), _in(requested), (clear,)),
         Goal("post_send:between-commits", "speech after an earlier commit but before the last one: post_send is false",
-             (Way(ev, False, BEFORE),), lambda c, s: c.state == requested and c.session_requests >= 2, (requested,)),
+             (Way.of(ev, False, BEFORE),), lambda c, s: c.state == requested and c.session_requests >= 2, (requested,)),
         Goal("post_send:loss-at-commit",
              "a loss, the release and the commit at one ms; speech at that ms (post_send false), then 1 ms later (true)",
-             (Way(lo), Way(rel, False, SAME_MS), Way(ok, False, SAME_MS), Way(ev, False, AT), Way(ev, True, AFTER)),
+             (Way.of(lo), Way.of(rel, False, SAME_MS), Way.of(ok, False, SAME_MS), Way.of(ev, False, AT), Way.of(ev, True, AFTER)),
              _in(opened), (opened, sending, requested, requested, clear)),
         Goal("post_send:after-dup",
              "a repeated notice after the commit, then speech at its ms: post_send is true (a dup moves no time)",
-             (Way(lo, True, EPISODE), Way(ev, True, AT_DUP)), _in(requested), (requested, clear)),
+             (Way.of(lo, True, EPISODE), Way.of(ev, True, AT_DUP)), _in(requested), (requested, clear)),
         Goal("late_loss:same-ms-as-send", "a loss at the ms the send started, its result at the same ms: it reopens",
-             (Way(rel), Way(lo, False, SAME_MS), Way(ok, False, SAME_MS)), _in(opened), (sending, sending, opened)),
+             (Way.of(rel), Way.of(lo, False, SAME_MS), Way.of(ok, False, SAME_MS)), _in(opened), (sending, sending, opened)),
         Goal("late_loss:cleared-by-failure", "a late loss, the send fails, the retry commits: it no longer reopens",
-             (Way(rel), Way(lo), Way(failed), Way(rel), Way(ok)), _in(opened, episode_attempts=0),
+             (Way.of(rel), Way.of(lo), Way.of(failed), Way.of(rel), Way.of(ok)), _in(opened, episode_attempts=0),
              (sending, sending, due, sending, requested)),
         Goal("late_loss:dup-is-not-late", "a repeated notice during the send is not a late loss",
-             (Way(lo, True, EPISODE), Way(ok)), lambda c, s: c.state == sending and not c.late_loss, (sending, requested)),
+             (Way.of(lo, True, EPISODE), Way.of(ok)), lambda c, s: c.state == sending and not c.late_loss, (sending, requested)),
         Goal("busy:twice-then-once", "busy_start twice, busy_end once: busy is a flag, so the release sends",
-             (Way("busy_start"), Way("busy_start"), Way("busy_end"), Way(rel)), _in(opened),
+             (Way.of("busy_start"), Way.of("busy_start"), Way.of("busy_end"), Way.of(rel)), _in(opened),
              (opened, opened, opened, sending)),
         Goal("candidate_active:cleared-by-release", "speech during the send, a release, then the send fails: it retries",
-             (Way("candidate_start"), Way(rel), Way(failed)), _in(sending), (sending, sending, due)),
+             (Way.of("candidate_start"), Way.of(rel), Way.of(failed)), _in(sending), (sending, sending, due)),
         Goal("session_requests:last-send", f"a send with session_requests at {budget - 1}, one below its cap",
-             (Way(rel),), _in(opened, session_requests=budget - 1), (sending,)),
+             (Way.of(rel),), _in(opened, session_requests=budget - 1), (sending,)),
         Goal("session_requests:last-commit", f"the commit that brings session_requests to its cap, {budget}",
-             (Way(ok),), _in(sending, session_requests=budget - 1), (requested,)),
+             (Way.of(ok),), _in(sending, session_requests=budget - 1), (requested,)),
         Goal("session_requests:at-cap", f"a release with session_requests at its cap, {budget}: written off",
-             (Way(rel),), _in(opened, session_requests=budget), (clear,)),
+             (Way.of(rel),), _in(opened, session_requests=budget), (clear,)),
         Goal("session_requests:at-cap-after-reopen", "a reopened episode at the session cap: no fresh budget",
-             (Way(lo), Way(rel)), _in(requested, session_requests=budget), (opened, clear)),
+             (Way.of(lo), Way.of(rel)), _in(requested, session_requests=budget), (opened, clear)),
         Goal("episode_attempts:last-send", f"a retry with episode_attempts at {attempts - 1}, one below its cap",
-             (Way(rel),), _in(due, episode_attempts=attempts - 1), (sending,)),
+             (Way.of(rel),), _in(due, episode_attempts=attempts - 1), (sending,)),
         Goal("episode_attempts:at-cap-failed", f"a send fails with episode_attempts at its cap, {attempts}: written off",
-             (Way(failed),), _in(sending, episode_attempts=attempts), (clear,)),
+             (Way.of(failed),), _in(sending, episode_attempts=attempts), (clear,)),
         Goal("episode_attempts:at-cap-undelivered",
              f"a request undelivered with episode_attempts at its cap, {attempts}: written off",
-             (Way("request_undelivered"),), _in(requested, episode_attempts=attempts), (clear,)),
+             (Way.of("request_undelivered"),), _in(requested, episode_attempts=attempts), (clear,)),
     ]
     for spent in range(1, attempts + 1):
         for state, words in ((requested, "a reopened episode"), (clear, "a new episode")):
             goals.append(Goal(
                 f"episode_attempts:fresh-from-{state}-after-{spent}",
                 f"{words} after {spent} attempts were spent: a fresh allowance of {attempts} sends",
-                (Way(lo), Way(rel), Way(failed), Way(rel)), _in(state, episode_attempts=spent),
+                (Way.of(lo), Way.of(rel), Way.of(failed), Way.of(rel)), _in(state, episode_attempts=spent),
                 (opened, sending, due, sending),
             ))
     for kind in KINDS:
@@ -96,11 +96,11 @@ def catalogue(machine: Machine) -> tuple[Goal, ...]:
                 continue  # no episode is open in the initial state
             goals.append(Goal(
                 f"id:{kind}:{state}", f"a repeated notice in {state} for an id {_KIND_WORDS[kind]}: nothing changes",
-                (Way(lo, True, kind),), _in(state), (state,)))
+                (Way.of(lo, True, kind),), _in(state), (state,)))
     goals += [
         Goal("after_end:send_ok", "a late send result after session_end: refused as after_session_end",
-             (Way(ok),), lambda c, s: c.ended, (REFUSED,), ends=True),
+             (Way.of(ok),), lambda c, s: c.ended, (REFUSED,), ends=True),
         Goal("after_end:session_end", "a second session_end: refused as after_session_end",
-             (Way(SESSION_END),), lambda c, s: c.ended, (REFUSED,), ends=True),
+             (Way.of(SESSION_END),), lambda c, s: c.ended, (REFUSED,), ends=True),
     ]
     return tuple(goals)

@@ -29,7 +29,7 @@ from gapstate.fuzzing.goals import REFUSED, Goal, Story, Way, retell
 from gapstate.run.concrete import AFTER, AT, AT_DUP, BEFORE, EPISODE, SAME_MS, SETTLED, WRITTEN_OFF
 from gapstate.run.machine import Machine
 from gapstate.run.replayer import ReplayResult
-from gapstate.table.vocabulary import ENDINGS, PAYLOADS, SEEN, WRITE_OFFS, Config
+from gapstate.table.vocabulary import ENDINGS, PAYLOADS, SEEN, WRITE_OFFS, Config, Stimulus
 
 
 class Reading(NamedTuple):
@@ -37,8 +37,7 @@ class Reading(NamedTuple):
 
     config: Config  # before the step
     story: Story  # before the step
-    event: str
-    choice: bool
+    sent: Stimulus
     hows: frozenset[str]  # the realizations it fits (Way.how); "" fits any
     state: str  # the state after it
     clean: bool  # it broke no rule
@@ -77,9 +76,9 @@ def readings(result: ReplayResult) -> list[Reading]:
                 hows.update({-1: (BEFORE,), 0: (AT,), 1: (AFTER,)}.get(speech - horizon, ()))
             if dup_at is not None and speech == dup_at:
                 hows.add(AT_DUP)
-        out.append(Reading(step.before, story, step.event, choice, frozenset(hows), outcome.config.state,
+        out.append(Reading(step.before, story, Stimulus(step.event, choice), frozenset(hows), outcome.config.state,
                            not outcome.broken, outcome.config.ended, outcome.row.line if outcome.row else 0))
-        story = retell(story, Way(step.event, choice), outcome.actions)
+        story = retell(story, Way.of(step.event, choice), outcome.actions)
         if ENDINGS.intersection(outcome.actions):
             kind = WRITTEN_OFF if WRITE_OFFS.intersection(outcome.actions) else SETTLED
             kinds.update((i, kind) for i, k in kinds.items() if k == EPISODE)
@@ -88,7 +87,7 @@ def readings(result: ReplayResult) -> list[Reading]:
 
 
 def _fits(way: Way, reading: Reading) -> bool:
-    return way.event == reading.event and way.choice == reading.choice and (not way.how or way.how in reading.hows)
+    return way.sent == reading.sent and (not way.how or way.how in reading.hows)
 
 
 def met(goals: Iterable[Goal], result: ReplayResult) -> set[str]:
@@ -97,9 +96,9 @@ def met(goals: Iterable[Goal], result: ReplayResult) -> set[str]:
     found = {f"pair:{a.row}>{b.row}" for a, b in pairwise(steps) if a.clean and b.clean}
     by_event: dict[str, list[Goal]] = {}
     for goal in goals:
-        by_event.setdefault(goal.steps[0].event, []).append(goal)
+        by_event.setdefault(goal.steps[0].sent.event, []).append(goal)
     for start, first in enumerate(steps):
-        for goal in by_event.get(first.event, ()):
+        for goal in by_event.get(first.sent.event, ()):
             if goal.name not in found and _shows(goal, steps, start):
                 found.add(goal.name)
     return found

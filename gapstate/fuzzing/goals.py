@@ -26,17 +26,21 @@ from typing import Any, NamedTuple
 from gapstate.run.concrete import EPISODE, KINDS, SETTLED, WRITTEN_OFF, concretize
 from gapstate.run.machine import Machine, Status
 from gapstate.run.replayer import Session
-from gapstate.table.vocabulary import ENDINGS, PAYLOADS, SEEN, WRITE_OFFS, Config
+from gapstate.table.vocabulary import ENDINGS, PAYLOADS, SEEN, WRITE_OFFS, Config, Stimulus
 
 _GIVES_IDS = frozenset(event for event, payload in PAYLOADS.items() if payload.reads == SEEN)  # loss_voiced
 
 
 class Way(NamedTuple):
-    """One step of a plan: the event, the value of its chosen guard (dup, post_send), how it is realized."""
+    """One step of a plan: what is sent (the event, and the value of its chosen guard: dup, post_send), and how
+    it is realized."""
 
-    event: str
-    choice: bool = False
+    sent: Stimulus
     how: str = ""
+
+    @classmethod
+    def of(cls, event: str, choice: bool = False, how: str = "") -> Way:
+        return cls(Stimulus(event, choice), how)
 
 
 Story = frozenset[str]  # the kinds of interval id seen so far (KINDS)
@@ -44,7 +48,7 @@ Story = frozenset[str]  # the kinds of interval id seen so far (KINDS)
 
 def retell(story: Story, way: Way, actions: tuple[str, ...]) -> Story:
     """The story after a step that took `actions`: a fresh id joins the episode, an ending files its ids."""
-    if way.event in _GIVES_IDS and not way.choice:
+    if way.sent.event in _GIVES_IDS and not way.sent.choice:
         story = story | {EPISODE}
     if EPISODE in story and ENDINGS.intersection(actions):
         kind = WRITTEN_OFF if WRITE_OFFS.intersection(actions) else SETTLED
@@ -78,7 +82,7 @@ class Goal:
         for index, way in enumerate(self.steps):
             if way.how in KINDS and way.how not in story:
                 return None
-            outcome = machine.step(config, way.event, way.choice)
+            outcome = machine.step(config, *way.sent)
             wanted = self.expect[index] if index < len(self.expect) else None
             if wanted == REFUSED:
                 return (config, story) if outcome.status in (Status.REFUSED, Status.ENDED) else None

@@ -161,7 +161,7 @@ class Guide:
         if found is None:
             explored = self.roadmap.exploration
             found = self._open[config] = tuple(
-                (Way(*move.sent), outcome.config, outcome.actions)
+                (Way(move.sent), outcome.config, outcome.actions)
                 for move in self.moves(config)
                 if (outcome := move.outcome).status is Status.OK and not outcome.broken and not outcome.config.ended
                 and outcome.config in explored

@@ -155,8 +155,8 @@ def _step(draw: st.DrawFn, drawing: _Drawing) -> tuple[dict[str, Any], int] | No
         if planned is None and target is not None and target not in walk.goals:
             move = guide.toward(config, target)
     if planned is not None:
-        name = planned.event
-        way = way_of(draw, session, name, planned.choice)
+        name = planned.sent.event
+        way = way_of(draw, session, name, planned.sent.choice)
     elif move is not None:
         name = move.sent.event
         way = way_of(draw, session, name, move.sent.choice)
@@ -183,7 +183,7 @@ def _step(draw: st.DrawFn, drawing: _Drawing) -> tuple[dict[str, Any], int] | No
         elif way == FRESH:
             pass
         elif planned is not None:
-            after = walk.speech(draw, planned.how, planned.choice, t)
+            after = walk.speech(draw, planned.how, planned.sent.choice, t)
             t = max(t, after)
         elif reference is None:
             after = draw(upto(t))

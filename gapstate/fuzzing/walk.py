@@ -121,7 +121,7 @@ class GuidedWalk:
             return item
         assert outcome.row is not None, "a step taken names its row"
         self.hit.add(outcome.row.line)
-        self.story = retell(self.story, Way(name, repeated), outcome.actions)
+        self.story = retell(self.story, Way.of(name, repeated), outcome.actions)
         return item
 
     def choose(self, draw: st.DrawFn, unhit: bool) -> Any:
@@ -179,7 +179,7 @@ class GuidedWalk:
         if not self.plan:
             return None
         way = self.plan[0]
-        outcome = self.guide.machine.step(self.session.config, way.event, way.choice)
+        outcome = self.guide.machine.step(self.session.config, *way.sent)
         fits = outcome.status is Status.OK and not (way.how in KINDS and way.how not in self.concrete.kinds.values())
         if not fits:
             self.plan = []

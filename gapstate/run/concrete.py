@@ -119,9 +119,9 @@ class Concretizer:
         return outcome
 
 
-def concretize(steps: Iterable[Stimulus | tuple[str, bool, str]], session: Session | None = None
+def concretize(steps: Iterable[Stimulus | tuple[Stimulus, str]], session: Session | None = None
                ) -> list[dict[str, Any]]:
-    """A replayable trace for abstract steps: stimuli, or (event, choice, how) as a goal's `Way` is.
+    """A replayable trace for abstract steps: stimuli, or (stimulus, how) as a goal's `Way` is.
 
     With a session the steps are replayed as they are made, and the trace
     ends at the first event the table does not take.
@@ -129,7 +129,8 @@ def concretize(steps: Iterable[Stimulus | tuple[str, bool, str]], session: Sessi
     made = Concretizer(session)
     trace: list[dict[str, Any]] = []
     for step in steps:
-        item = made.item(*step)
+        sent, how = (step, "") if isinstance(step[0], str) else step  # a stimulus starts with its event's name
+        item = made.item(*sent, how)
         trace.append(item)
         outcome = made.feed(item)
         if outcome is not None and outcome.status is not Status.OK:
