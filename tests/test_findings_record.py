@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from gapstate import findings
@@ -40,8 +42,53 @@ def test_a_finding_that_follows_from_a_root_names_it_in_json():
 
 
 def test_a_finding_is_frozen_when_made():
-    import dataclasses
-
     finding = Contradiction(3, 7, "busy")
     with pytest.raises(dataclasses.FrozenInstanceError):
         finding.line = 4  # type: ignore[misc]
+
+
+def test_a_record_takes_its_fields_in_order_with_the_base_s_first_and_its_defaults():
+    from dataclasses import field
+
+    from gapstate.findings.record import Finding, record
+
+    @record
+    class Example(Finding):
+        name: str
+        count: int = 2
+        seen: list[int] = field(default_factory=list)
+        later: tuple[int, ...] = field(default=(1,))
+
+    one, two = Example(3, 1, "a"), Example(line=4, column=2, name="b", count=5)
+    assert (one.line, one.column, one.name, one.count, one.seen, one.later) == (3, 1, "a", 2, [], (1,))
+    assert (two.line, two.name, two.count) == (4, "b", 5)
+    assert one.seen is not Example(3, 1, "c").seen  # a factory's default is made afresh
+    assert "count" not in vars(Example)  # the default is the record's, not a class attribute
+    assert one.parts() == {"line": 3, "column": 1, "name": "a", "count": 2, "seen": [], "later": (1,)}
+    with pytest.raises(TypeError, match="missing argument 'name'"):
+        Example(3, 1)
+    with pytest.raises(TypeError, match="unexpected or repeated argument 'line'"):
+        Example(3, 1, "a", line=4)
+    with pytest.raises(TypeError, match="unexpected or repeated argument 'other'"):
+        Example(3, 1, "a", other=1)
+    with pytest.raises(TypeError):
+        Example(3, 1, "a", 2, [], (1,), "too many")
+
+
+def test_a_field_without_a_default_may_not_follow_one_with_a_default():
+    from gapstate.findings.record import Finding, record
+
+    with pytest.raises(TypeError, match="without a default follows one with a default"):
+        @record
+        class Wrong(Finding):
+            first: int = 1
+            second: int
+
+
+def test_replaced_is_a_new_finding_and_leaves_the_old_one_as_it_was():
+    finding = Contradiction(3, 7, "busy")
+    moved = finding.replaced(line=9)
+    assert (moved.line, moved.column, moved.guard, type(moved)) == (9, 7, "busy", Contradiction)
+    assert finding.line == 3 and moved is not finding
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del moved.line

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import replace
 from itertools import product
 from typing import NamedTuple
 
@@ -279,7 +278,7 @@ def _point_ambiguities(findings: list[Finding], table: Table) -> list[Finding]:
                     pair[0] is first,
                 ),
             )[0].line
-    return [replace(f, line=placed[f]) if f in placed and placed[f] != f.line else f for f in findings]
+    return [f.replaced(line=placed[f]) if f in placed and placed[f] != f.line else f for f in findings]
 
 
 def _widened(group: list[Ambiguous]) -> int | None:
