@@ -24,7 +24,6 @@ with replayable traces.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import networkx as nx
@@ -57,8 +56,7 @@ _GAP_BOUNDS = tuple(bound for bound in BOUNDS if bound.counts)
 _COUNTER_BOUNDS = tuple(bound for bound in BOUNDS if bound.counter)
 
 
-@dataclass(frozen=True)
-class Stuck:
+class Stuck(NamedTuple):
     """The row whose step enters a configuration from which the gap can no longer end."""
 
     line: int
@@ -66,8 +64,7 @@ class Stuck:
     steps: Steps  # a shortest way there, the row's step last
 
 
-@dataclass(frozen=True)
-class Loop:
+class Loop(NamedTuple):
     """A row that sends on a cycle inside one gap: `steps` reach the cycle, `cycle` goes round it once."""
 
     line: int
@@ -76,8 +73,7 @@ class Loop:
     rows: tuple[int, ...]  # the lines of the rows whose steps make the cycle, in line order
 
 
-@dataclass(frozen=True)
-class Reached:
+class Reached(NamedTuple):
     """A bound's value (None: there is none) and the steps of a run that reaches it."""
 
     name: str
@@ -88,8 +84,9 @@ class Reached:
         return {"value": self.value, "trace": events(self.steps)}
 
 
-@dataclass(frozen=True)
-class Progress:
+class Progress(NamedTuple):
+    """What the progress checks found (stuck gaps, retry loops) and the bounds, each with the steps that show it."""
+
     stuck: tuple[Stuck, ...]
     loops: tuple[Loop, ...]
     bounds: tuple[Reached, ...]
