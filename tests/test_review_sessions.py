@@ -287,3 +287,16 @@ def test_past_the_listed_sessions_each_is_counted_in_its_group_and_the_cut_is_sa
     [group] = traces["groups"]
     assert group["traces"] == 300 and group["example"]["trace"] == f"{log}#s0"
     assert "300 sessions behave differently; affected_traces lists the first 5" in result.stderr
+
+
+def test_a_trace_folder_link_leading_out_of_it_is_exit_2_naming_it(tmp_path):
+    old, new = write_specs(tmp_path, SPEC_TEXT)
+    folder, elsewhere = tmp_path / "traces", tmp_path / "elsewhere"
+    folder.mkdir()
+    elsewhere.mkdir()
+    (folder / "good.jsonl").write_text('{"event": "busy_start"}\n', encoding="utf-8")
+    (elsewhere / "other.jsonl").write_text('{"event": "busy_start"}\n', encoding="utf-8")
+    (folder / "out").symlink_to(elsewhere)
+    result = run("diff", old, new, "--traces", str(folder))
+    assert result.exit_code == 2, result.output
+    assert f"{folder / 'out'}: a symbolic link leading out of {folder}, the folder given" in result.stderr

@@ -175,3 +175,32 @@ def test_a_subfolder_that_cannot_be_listed_is_named_not_skipped(tmp_path, monkey
     result = run("coverage", str(tmp_path))
     assert result.exit_code == 2, result.output
     assert f"{tmp_path / 'locked'}: cannot list this folder: Permission denied" in result.stderr
+
+
+@pytest.mark.parametrize("kind", ["folder", "file", "dangling"])
+def test_a_link_leading_out_of_the_folder_given_is_exit_2_naming_it_and_nothing_out_there_is_read(tmp_path, kind):
+    given, elsewhere = tmp_path / "traces", tmp_path / "elsewhere"
+    (given / "sub").mkdir(parents=True)
+    elsewhere.mkdir()
+    (given / "good.jsonl").write_text('{"event": "busy_start"}\n', encoding="utf-8")
+    (elsewhere / "secret.jsonl").write_text('{"event": "password"}\n', encoding="utf-8")
+    link = given / "sub" / ("out" if kind == "folder" else "out.jsonl")
+    link.symlink_to({"folder": elsewhere, "file": elsewhere / "secret.jsonl", "dangling": elsewhere / "gone.jsonl"}[kind])
+    result = run("coverage", str(given))
+    assert result.exit_code == 2, result.output
+    assert f"gapstate: error: {link}: a symbolic link leading out of {given}, the folder given" in result.stderr
+    assert "password" not in result.output
+    with pytest.raises(GapstateError, match="leading out of"):
+        list(trace_files([str(given)]))
+
+
+def test_links_that_stay_inside_the_folder_given_are_followed_and_each_folder_read_once(tmp_path):
+    given = tmp_path / "traces"
+    (given / "sub").mkdir(parents=True)
+    (given / "good.jsonl").write_text('{"event": "busy_start"}\n', encoding="utf-8")
+    (given / "sub" / "again.jsonl").symlink_to(given / "good.jsonl")
+    (given / "sub" / "up").symlink_to(given)  # a loop back up: read once
+    (tmp_path / "named").symlink_to(given)  # the folder given may itself be a link
+    assert sorted(trace_files([str(tmp_path / "named")])) == [str(tmp_path / "named" / "good.jsonl"),
+                                                             str(tmp_path / "named" / "sub" / "again.jsonl")]
+    assert run("coverage", str(tmp_path / "named")).exit_code == 0

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from gapstate.errors import GapstateError
+from gapstate.files.source import inside_tree
 
 PYPROJECT = "pyproject.toml"
 # Where settings may stand, in the order one folder's files are tried.
@@ -204,15 +205,6 @@ def _line_of(path: Path, key: str, pyproject: bool) -> int | None:
         elif table == wanted and re.match(rf'\s*(["\']?){re.escape(key)}\1\s*=', line):
             return number
     return None
-
-
-def inside_tree(path: Path, folder: Path) -> bool:
-    """Whether `path` resolves, links followed, inside the folder tree of `folder`."""
-    try:
-        real, top = os.path.realpath(path), os.path.realpath(folder)
-        return os.path.commonpath([top, real]) == top
-    except ValueError:  # a NUL in it, or another drive
-        return False
 
 
 def settings_target(top: Path, spec: str, start: Path) -> tuple[Path, bytes, str]:

@@ -17,9 +17,10 @@ from typing import Any
 import click
 
 from gapstate.cli.base import main, reports_errors
-from gapstate.cli.config import inside_tree, is_utf8, repository_top, settings_target, shown_path, tables_below
+from gapstate.cli.config import is_utf8, repository_top, settings_target, shown_path, tables_below
 from gapstate.cli.output import say, summarize
 from gapstate.errors import GapstateError
+from gapstate.files.source import inside_tree
 
 WORKFLOW_PATH = ".github/workflows/gapstate.yml"
 PRE_COMMIT_PATH = ".pre-commit-config.yaml"

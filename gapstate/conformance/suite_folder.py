@@ -84,13 +84,14 @@ def _outside(base: Path, name: Any) -> str | None:
     import json
     import os
 
+    from gapstate.files.source import inside_tree
+
     if not isinstance(name, str) or not name:
         return "expected a file name (a non-empty string)"
     shown = json.dumps(name)
     if os.path.isabs(name) or ".." in Path(name).parts or "\\" in name or "\0" in name:
         return f"{shown} is not a file inside the suite's folder"
-    inside = os.path.realpath(base)
-    if os.path.commonpath([inside, os.path.realpath(base / name)]) != inside:
+    if not inside_tree(base / name, base):
         return f"{shown} leads out of the suite's folder"
     if not (base / name).exists():
         return f"{shown}: no such file in the suite's folder"

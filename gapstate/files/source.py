@@ -71,6 +71,19 @@ def label(path: str | Path) -> str:
     return "<stdin>" if str(path) == STDIN else str(path)
 
 
+def inside_tree(path: str | Path, folder: str | Path) -> bool:
+    """Whether `path` resolves, links followed, inside the folder tree of `folder` (itself included).
+
+    The one test of "inside" for what input names: a setting's path, a
+    manifest's entry, a trace folder's links.
+    """
+    try:
+        real, top = os.path.realpath(path), os.path.realpath(folder)
+        return os.path.commonpath([top, real]) == top
+    except ValueError:  # a NUL in it, or another drive
+        return False
+
+
 def _not_regular(mode: int) -> str | None:
     """Why a file of this mode cannot be read as input, or None for a regular file."""
     import stat

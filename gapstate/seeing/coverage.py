@@ -83,8 +83,10 @@ def trace_files(paths: Iterable[str]) -> Iterator[str]:
 
     A folder holding none is an error, not an empty result: a coverage gate
     pointed at the wrong folder should not pass. Nothing is skipped in
-    silence: a subfolder that cannot be listed is an error, and a `*.jsonl`
-    that is a link to nothing is named, so it fails when read.
+    silence: a subfolder that cannot be listed is an error, a `*.jsonl`
+    that is a link to nothing is named, so it fails when read, and a link
+    (to a folder or a `*.jsonl`) that leads out of the folder given is an
+    error naming it (`_outside`).
     """
     for path in paths:
         if path != "-" and os.path.isdir(path):
@@ -96,8 +98,22 @@ def trace_files(paths: Iterable[str]) -> Iterator[str]:
             yield path
 
 
+def _outside(link: str, folder: str) -> GapstateError:
+    """The error for a link in a trace folder that leads out of it: a pull request's folder must not read the runner's files."""
+    return GapstateError(
+        f"a symbolic link leading out of {folder}, the folder given: gapstate reads only the traces inside it "
+        "(to read what it leads to, name that on the command line)",
+        file=link,
+    )
+
+
 def _jsonl_under(folder: str) -> Iterator[str]:
-    """Every `*.jsonl` entry under `folder` that is not a folder, following links to folders once each."""
+    """Every `*.jsonl` entry under `folder` that is not a folder, following links to folders once each.
+
+    A link that resolves outside `folder`'s tree (`inside_tree`) is an
+    error, before anything it leads to is listed or read.
+    """
+    from gapstate.files.source import inside_tree
 
     def refuse(error: OSError) -> None:
         raise GapstateError(f"cannot list this folder: {error.strerror or error}", file=error.filename)
@@ -109,7 +125,11 @@ def _jsonl_under(folder: str) -> Iterator[str]:
             folders.clear()
             continue
         seen.add(real)
-        yield from (os.path.join(root, name) for name in files if name.endswith(".jsonl"))
+        jsonl = [os.path.join(root, name) for name in files if name.endswith(".jsonl")]
+        for path in (*(os.path.join(root, name) for name in folders), *jsonl):
+            if os.path.islink(path) and not inside_tree(path, folder):
+                raise _outside(path, folder)
+        yield from jsonl
 
 
 def _context(text: str, name: str, split_by: str | None, keep_going: bool) -> tuple[Any, ...]:
