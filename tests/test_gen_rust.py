@@ -156,7 +156,7 @@ def test_a_guard_dropped_from_an_arm_leaves_the_next_row_unreachable_and_the_cra
 @pytest.mark.slow
 @needs_cargo
 def test_a_guard_read_wrong_by_hand_is_the_first_disagreement_as_a_trace_that_replays(built, tmp_path):
-    reading = "self.seen.contains(id.as_str())"
+    reading = "probe.found()"
     edited = _edited(built, tmp_path, lambda lib: _once(lib, reading, "false"))
     result = run("gen", "--verify", str(edited), "--spec", str(SPEC_PATH), "--format", "json")
     assert result.exit_code == 1, result.output
@@ -185,3 +185,20 @@ def test_a_mutated_table_leaves_the_old_build_diverging_and_check_reports_its_cr
     subprocess.run([CARGO, "build", "--release", "--offline", "--quiet"], cwd=tmp_path / "decider", check=True, capture_output=True)
     new = run("conform", "--examples", "20", "--", binary)
     assert new.exit_code == 0, new.output
+
+
+@pytest.mark.slow
+@needs_cargo
+def test_the_crates_set_of_ids_keeps_thousands_of_ids_of_any_length_through_its_growth(built, tmp_path):
+    ids = [f"iv-{n}" + "x" * (n % 40) + ("é" if n % 7 == 0 else "") for n in range(1, 3001)]  # 3 to 46 bytes
+    trace, t = [], 0
+    for n, ident in enumerate(ids):
+        for again in (ident, ids[n // 2], ids[(n * 7) % (n + 1)]):  # new, then two repeats of earlier ids
+            t += 1
+            trace.append({"event": "loss_voiced", "t": t, "id": again})
+    path = tmp_path / "ids.jsonl"
+    path.write_text("".join(json.dumps(item) + "\n" for item in trace), encoding="utf-8")
+    binary = str(built / "target" / "release" / "decider")
+    result = run("conform", "--spec", str(SPEC_PATH), "--replay", str(path), "--format", "json", "--", binary)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["events"] == 9000

@@ -120,7 +120,8 @@ def _guards(plan: Plan, names: _Names) -> list[str]:
             expr = f"self.{guard.what} < {_cap(guard.what)}"
         elif guard.how == SEEN:
             pattern = names.event(event, f"{guard.what}, ..")
-            expr = f"match event {{ {pattern} => self.seen.contains({guard.what}.as_str()), _ => false }}"
+            out.append(f"        let probe = match event {{ {pattern} => self.seen.probe({guard.what}), _ => Probe::NONE }};")
+            expr = "probe.found()"
         elif guard.how == AFTER:
             pattern = names.event(event, f"{guard.what}, ..")
             expr = f"match event {{ {pattern} => matches!(self.horizon(), Some(h) if *{guard.what} > h), _ => false }}"
@@ -143,9 +144,9 @@ def _arm(plan: Plan, names: _Names, row: RowPlan) -> list[str]:
         return out
     dup = next(g.name for g in plan.guards if g.how == SEEN)
     if row.remembers == "always":
-        out.append(f"                self.remember({plan.seen_field}, event.t());")
+        out.append(f"                self.remember(probe, {plan.seen_field}, event.t());")
     elif row.remembers == "unless_seen":
-        out.append(f"                if !{dup} {{ self.remember({plan.seen_field}, event.t()); }}")
+        out.append(f"                if !{dup} {{ self.remember(probe, {plan.seen_field}, event.t()); }}")
     for assign in row.assigns:
         value = str(assign.value).lower() if isinstance(assign.value, bool) else str(assign.value)
         out.append(f"                self.{assign.field} {'+=' if assign.add else '='} {value};")
@@ -184,7 +185,8 @@ def lib(plan: Plan, regenerate: str) -> str:
         "#![deny(unreachable_patterns)]",
         "#![forbid(unsafe_code)]",
         "",
-        "use std::collections::HashSet;",
+        "use std::collections::hash_map::RandomState;",
+        "use std::hash::{BuildHasher, Hasher};",
         "",
         "/// The spec this crate was generated from, relative to the crate's folder.",
         f"pub const SPEC: &str = {literal(plan.spec)};",
@@ -265,6 +267,8 @@ def lib(plan: Plan, regenerate: str) -> str:
     lines += [
         "}",
         "",
+        *_SEEN.splitlines(),
+        "",
         "/// One session: the configuration and the history its guards read.",
         "#[derive(Clone, Debug, PartialEq, Eq)]",
         "pub struct Session {",
@@ -272,7 +276,7 @@ def lib(plan: Plan, regenerate: str) -> str:
         *[f"    pub {c}: u32," for c in plan.counters],
         *[f"    pub {f}: bool," for f in plan.flags],
         "    /// The interval ids given this session.",
-        "    pub seen: HashSet<String>,",
+        "    pub seen: Seen,",
         "    /// t of the event that last committed a request.",
         "    pub last_commit: Option<u64>,",
         "    /// t of the last loss with an unseen id.",
@@ -292,7 +296,7 @@ def lib(plan: Plan, regenerate: str) -> str:
         f"            state: {names.state(plan.states[0])},",
         *[f"            {c}: 0," for c in plan.counters],
         *[f"            {f}: false," for f in plan.flags],
-        "            seen: HashSet::new(),",
+        "            seen: Seen::new(),",
         "            last_commit: None,",
         "            last_loss: None,",
         "        }",
@@ -304,6 +308,7 @@ def lib(plan: Plan, regenerate: str) -> str:
         "    }",
         "",
         "    /// What evidence must begin strictly after: the last commit, and the last unseen loss after it.",
+        "    #[inline]",
         "    pub fn horizon(&self) -> Option<u64> {",
         "        match (self.last_commit, self.last_loss) {",
         "            (Some(commit), Some(loss)) if loss >= commit => Some(loss),",
@@ -311,17 +316,21 @@ def lib(plan: Plan, regenerate: str) -> str:
         "        }",
         "    }",
         "",
-        "    /// Called only with an id not seen yet (a row guarded by `!dup`, or under `if !dup`): one hash, no lookup first.",
-        "    fn remember(&mut self, id: &str, t: u64) {",
-        "        self.seen.insert(id.to_owned());",
+        "    /// Called only with an id not seen yet (a row guarded by `!dup`, or under `if !dup`), with the probe",
+        "    /// that found it missing: the id is not hashed again.",
+        "    #[inline]",
+        "    fn remember(&mut self, probe: Probe, id: &str, t: u64) {",
+        "        self.seen.put(probe, id);",
         "        self.last_loss = Some(t);",
         "    }",
         "",
+        "    #[inline]",
         "    fn decide(&self, row: u32, actions: &'static [Action]) -> Decision {",
         "        Decision { row, state: self.state, actions, counters: self.counters(), debt_owed: self.debt_owed }",
         "    }",
         "",
         "    /// The table's answer to `event`: the row that fires, its effects on the session made.",
+        "    #[inline]",
         "    pub fn step(&mut self, event: &Event) -> Result<Decision, Refusal> {",
         "        if self.ended {",
         "            return Err(Refusal::AfterSessionEnd);",
@@ -347,6 +356,184 @@ def lib(plan: Plan, regenerate: str) -> str:
         "}",
     ]
     return "\n".join(lines) + "\n"
+
+
+_SEEN = r"""/// The interval ids a session has seen: a set of strings, open addressing with linear probing.
+///
+/// Each id is hashed once per step, with a keyed multiply-fold hash (two 128-bit multiplies
+/// for an id of up to 16 bytes) whose key comes from `RandomState`, so that ids chosen to
+/// collide must be chosen knowing the key; the ids' bytes are kept end to end in one string.
+#[derive(Clone)]
+pub struct Seen {
+    key: [u64; 2],
+    /// Per slot: the hash of the id there (0 when empty: a hash is never 0) and where its bytes are in `text`.
+    slots: Vec<(u64, usize, usize)>,
+    text: String,
+    len: usize,
+}
+
+/// Where an id is, or would go, in a `Seen`, found by `Seen::probe` and used by `Seen::put`.
+#[derive(Clone, Copy, Debug)]
+pub struct Probe {
+    hash: u64,
+    slot: usize,
+    found: bool,
+}
+
+impl Probe {
+    /// The probe of an event that carries no id.
+    pub const NONE: Probe = Probe { hash: 0, slot: 0, found: false };
+
+    /// Whether the id was seen.
+    pub fn found(self) -> bool {
+        self.found
+    }
+}
+
+#[inline]
+fn fold(a: u64, b: u64) -> u64 {
+    let product = (a as u128).wrapping_mul(b as u128);
+    (product as u64) ^ ((product >> 64) as u64)
+}
+
+#[inline]
+fn word(bytes: &[u8]) -> u64 {
+    let mut buffer = [0u8; 8];
+    buffer[..bytes.len()].copy_from_slice(bytes);
+    u64::from_le_bytes(buffer)
+}
+
+impl Default for Seen {
+    fn default() -> Self {
+        Seen::new()
+    }
+}
+
+impl Seen {
+    /// An empty set (it allocates at the first id), keyed afresh.
+    pub fn new() -> Seen {
+        let state = RandomState::new();
+        let key = |salt: u64| {
+            let mut hasher = state.build_hasher();
+            hasher.write_u64(salt);
+            hasher.finish() | 1
+        };
+        Seen { key: [key(0), key(1)], slots: Vec::new(), text: String::new(), len: 0 }
+    }
+
+    /// How many ids were seen.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no id was seen.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether `id` was seen.
+    pub fn contains(&self, id: &str) -> bool {
+        self.probe(id).found
+    }
+
+    /// Remember `id`; false when it was seen already.
+    pub fn insert(&mut self, id: &str) -> bool {
+        let probe = self.probe(id);
+        self.put(probe, id)
+    }
+
+    /// The ids seen, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        self.slots.iter().filter(|slot| slot.0 != 0).map(|&(_, start, end)| &self.text[start..end])
+    }
+
+    #[inline]
+    fn hash(&self, id: &str) -> u64 {
+        let [k0, k1] = self.key;
+        let bytes = id.as_bytes();
+        let mut hash = k0 ^ bytes.len() as u64;
+        let mut chunks = bytes.chunks_exact(16);
+        for chunk in &mut chunks {
+            let (low, high) = chunk.split_at(8);
+            hash = fold(word(low) ^ k1, word(high) ^ hash);
+        }
+        let rest = chunks.remainder();
+        let (low, high) = rest.split_at(rest.len().min(8));
+        hash = fold(word(low) ^ k1, word(high) ^ hash);
+        fold(hash ^ k0, k1.rotate_left(29)).max(1)
+    }
+
+    /// Where `id` is, or the empty slot where it would go: one hash.
+    #[inline]
+    pub fn probe(&self, id: &str) -> Probe {
+        let hash = self.hash(id);
+        if self.slots.is_empty() {
+            return Probe { hash, slot: 0, found: false };
+        }
+        let mask = self.slots.len() - 1;
+        let mut slot = hash as usize & mask;
+        loop {
+            let (there, start, end) = self.slots[slot];
+            if there == 0 {
+                return Probe { hash, slot, found: false };
+            }
+            if there == hash && &self.text[start..end] == id {
+                return Probe { hash, slot, found: true };
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /// Remember `id` where `probe` (this set's probe of `id`, nothing put since) found it missing.
+    fn put(&mut self, probe: Probe, id: &str) -> bool {
+        if probe.found {
+            return false;
+        }
+        let mut slot = probe.slot;
+        if (self.len + 1) * 8 > self.slots.len() * 7 {
+            self.grow();
+            slot = self.vacant(probe.hash);
+        }
+        let start = self.text.len();
+        self.text.push_str(id);
+        self.slots[slot] = (probe.hash, start, self.text.len());
+        self.len += 1;
+        true
+    }
+
+    fn vacant(&self, hash: u64) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut slot = hash as usize & mask;
+        while self.slots[slot].0 != 0 {
+            slot = (slot + 1) & mask;
+        }
+        slot
+    }
+
+    fn grow(&mut self) {
+        let size = (self.slots.len() * 2).max(16);
+        for old in std::mem::replace(&mut self.slots, vec![(0, 0, 0); size]) {
+            if old.0 != 0 {
+                let slot = self.vacant(old.0);
+                self.slots[slot] = old;
+            }
+        }
+    }
+}
+
+impl PartialEq for Seen {
+    fn eq(&self, other: &Seen) -> bool {
+        self.len == other.len && self.iter().all(|id| other.contains(id))
+    }
+}
+
+impl Eq for Seen {}
+
+impl std::fmt::Debug for Seen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}"""
 
 
 def cargo_toml(plan: Plan, name: str) -> str:
