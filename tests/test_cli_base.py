@@ -291,3 +291,35 @@ def test_the_console_entry_runs_the_atexit_hooks_before_it_ends():
     child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert child.returncode == 0 and "gapstate" in child.stdout
     assert child.stderr == "hook ran\n"
+
+
+@pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf", "1e309", "-1", "0", "abc", "", "86401"])
+def test_conform_timeout_takes_only_a_finite_positive_number_of_seconds_up_to_a_day(value):
+    result = run("conform", "--timeout", value, "--", sys.executable, "-c", "pass")
+    assert result.exit_code == 2, result.output
+    assert "Error: Invalid value for '--timeout': " in result.stderr and "Traceback" not in result.output
+    assert ("at most 86,400" if value != "86401" else "more than 86,400 seconds, the most it may be") in result.stderr
+
+
+@pytest.mark.parametrize(("command", "value"), [("conform", "nan"), ("conform", "inf"), ("conform", "1e309"),
+                                                ("conform", "-0.5"), ("fuzz", "nan"), ("fuzz", "inf"),
+                                                ("fuzz", "1e309"), ("fuzz", "0")])
+def test_a_duration_that_is_not_a_finite_number_of_seconds_is_a_usage_error(command, value):
+    args = ["--", sys.executable, "-c", "pass"] if command == "conform" else []
+    result = run(command, "--duration", value, *args)
+    assert result.exit_code == 2, result.output
+    assert f"Error: Invalid value for '--duration': '{value}': give a finite number of seconds" in result.stderr
+
+
+def test_seconds_converts_what_it_takes_and_says_what_it_wants():
+    import click
+
+    from gapstate.cli.base import Seconds
+
+    assert Seconds().convert("2.5", None, None) == 2.5
+    assert Seconds(zero=True).convert("0", None, None) == 0.0
+    assert Seconds(most=86_400).convert(86_400, None, None) == 86_400.0
+    with pytest.raises(click.BadParameter, match="'0': give a finite number of seconds, more than 0$"):
+        Seconds().convert("0", None, None)
+    with pytest.raises(click.BadParameter, match="0 or more"):
+        Seconds(zero=True).convert("-1", None, None)

@@ -15,7 +15,7 @@ import click
 import pytest
 
 import gapstate
-from gapstate.cli import fuzz, main
+from gapstate.cli import fuzz, main, testing
 from gapstate.files.source import MAX_LINE
 
 from .support import ROOT
@@ -52,6 +52,8 @@ FIGURES = [
     ("docs/conformance.md", r"`--duration S` seconds \(default (\d+)", lambda: option_default("conform", "duration")),
     ("docs/conformance.md", r"`--examples N` \(default (\d+)\)", lambda: option_default("conform", "examples")),
     ("docs/conformance.md", r"within `--timeout` seconds \(default (\d+)\)", lambda: option_default("conform", "timeout")),
+    ("docs/conformance.md", r"`--timeout` is more than 0 and at most ([\d,]+) seconds", lambda: testing.MOST_TIMEOUT),
+    ("docs/security.md", r"a finite number of seconds, at most ([\d,]+)", lambda: testing.MOST_TIMEOUT),
     ("README.md", r"lines of at most (\d+) MiB", lambda: MAX_LINE >> 20),
     ("docs/security.md", r"No line may be longer than (\d+) MiB", lambda: MAX_LINE >> 20),
     ("docs/fuzz.md", r"generates `N` traces \(default (\d+)\)", lambda: fuzz.EXAMPLES),

@@ -366,6 +366,35 @@ JOBS = click.option(
 )
 
 
+class Seconds(click.ParamType):
+    """A time in seconds, as an option takes it: a finite number above 0 (or 0 itself, with `zero`), at most `most`.
+
+    click's FloatRange lets `nan`, `inf` and `1e309` (read as inf) through, and
+    a deadline made of them is a traceback (select refuses NaN and a time
+    too large); here each is a usage error, exit 2, naming the option.
+    """
+
+    name = "seconds"  # shown in --help as SECONDS
+
+    def __init__(self, most: float | None = None, zero: bool = False):
+        self.most = most
+        self.zero = zero
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        import math
+
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError, OverflowError):
+            seconds = math.nan  # not a number at all: said as nan is
+        wanted = f"give a finite number of seconds, {'0 or more' if self.zero else 'more than 0'}"
+        if not math.isfinite(seconds) or seconds < 0 or (seconds == 0 and not self.zero):
+            self.fail(f"{value!r}: {wanted}" + (f", at most {self.most:,g}" if self.most is not None else ""), param, ctx)
+        if self.most is not None and seconds > self.most:
+            self.fail(f"{value!r} is more than {self.most:,g} seconds, the most it may be", param, ctx)
+        return seconds
+
+
 def _split_field(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     from gapstate.run.event import (
         FIELDS,  # here, not at import: `classify` loads no msgspec

@@ -11,6 +11,7 @@ import click
 
 from gapstate.cli.base import (
     SPEC,
+    Seconds,
     main,
     reports_errors,
     save_target,
@@ -34,7 +35,7 @@ EXAMPLES = 500  # traces a worker generates when neither --examples nor --durati
     "github, workflow commands: an annotation at the row that failed.",
 )
 @click.option("--examples", type=click.IntRange(min=1), default=None, help=f"How many traces each worker generates.  [default: {EXAMPLES}]")
-@click.option("--duration", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Run until the time is up instead of a number of traces.")
+@click.option("--duration", type=Seconds(), default=None, help="Run until the time is up instead of a number of traces.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Processes, with seeds SEED, SEED+1, ...; all stop at the first failure.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, hidden=True)  # the old name of --jobs
 @click.option("--seed", type=int, default=None, help="Seed for a reproducible run (default: a random one, printed).")

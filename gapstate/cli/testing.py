@@ -13,6 +13,7 @@ import click
 from gapstate.cli.base import (
     FORMAT,
     SPEC,
+    Seconds,
     Terminated,
     choose_spec,
     main,
@@ -24,6 +25,8 @@ from gapstate.cli.base import (
 from gapstate.cli.output import say, summarize
 from gapstate.errors import GapstateError
 from gapstate.version import __version__
+
+MOST_TIMEOUT = 86_400  # seconds an answer may be waited for: a day, far past any adapter's need
 
 
 @main.command()
@@ -80,9 +83,10 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> int:
 @click.option("--vectors", "vectors_dir", metavar="DIR", default=None, help="A folder written by `gapstate vectors` (default: the built-in suite).")
 @click.option("--replay", "replay_path", metavar="PATH", default=None, help="Run only this trace (one saved by --save), and no generated traces.")
 @click.option("--examples", default=200, show_default=True, type=click.IntRange(min=0), help="At most how many traces to generate once every vector agrees.")
-@click.option("--duration", default=5.0, show_default=True, type=click.FloatRange(min=0), help="At most how many seconds to generate traces for (0: no limit).")
+@click.option("--duration", default=5.0, show_default=True, type=Seconds(zero=True), help="At most how many seconds to generate traces for (0: no limit).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed for the generated traces.")
-@click.option("--timeout", default=5.0, show_default=True, type=click.FloatRange(min=0, min_open=True), help="Seconds to wait for each answer.")
+@click.option("--timeout", default=5.0, show_default=True, type=Seconds(most=MOST_TIMEOUT),
+              help=f"Seconds to wait for each answer (at most {MOST_TIMEOUT:,}, a day).")
 @click.option("--save", "save_path", metavar="PATH", default=None, help="Write the shrunk diverging trace to PATH (JSON Lines, for `replay` and `conform --replay`).")
 @click.argument("command", nargs=-1, required=True, metavar="-- COMMAND [ARG...]")
 @reports_errors
