@@ -323,3 +323,21 @@ def test_seconds_converts_what_it_takes_and_says_what_it_wants():
         Seconds().convert("0", None, None)
     with pytest.raises(click.BadParameter, match="0 or more"):
         Seconds(zero=True).convert("-1", None, None)
+
+
+HOSTILE = "b\n::error::pwned\r\n::add-mask::x"
+
+
+@pytest.mark.parametrize("args", [
+    ["replay", "a.jsonl", HOSTILE],  # click quotes an extra argument as given
+    ["check", "--format", HOSTILE],
+    ["conform", "--timeout", HOSTILE, "--", "true"],
+    [HOSTILE],
+    ["check", "--" + HOSTILE],
+])
+def test_a_usage_error_quoting_a_hostile_argument_is_one_line_and_starts_no_workflow_command(args):
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    assert not [line for line in lines if line.startswith("::")], result.stderr
+    assert lines[-1].startswith("Error: ") and "::error::pwned" in lines[-1], result.stderr

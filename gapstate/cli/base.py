@@ -307,12 +307,8 @@ class Gapstate(click.Group):
         except click.ClickException as error:
             if isinstance(error, UnusableInput):
                 error.show()
-            else:  # click's own message quotes the arguments as given: print it through `say` too
-                import io
-
-                shown = io.StringIO()
-                error.show(file=shown)
-                say(shown.getvalue(), err=True, nl=False)
+            else:
+                _show_usage_error(error)
             code = error.exit_code
         except click.Abort:  # click's name for a Ctrl-C outside a command
             code = INTERRUPTED
@@ -334,6 +330,27 @@ class Gapstate(click.Group):
             return signal.code
         say_summary(ctx)
         return code
+
+
+def _show_usage_error(error: click.ClickException) -> None:
+    """click's usage error on stderr, its message escaped onto one line (`Error: ...`).
+
+    The message quotes the arguments as given (`Got unexpected extra
+    argument (b\n::error::x)`), and an argument may come from anyone: escaped
+    whole, line feeds too, no piece of it can start a line of its own, a
+    GitHub workflow command among them. The usage and hint lines above it are
+    click's, from the command's own names.
+    """
+    import io
+
+    from gapstate.words import escape
+
+    shown = io.StringIO()
+    error.show(file=shown)
+    usage, said, message = shown.getvalue().partition("Error: ")
+    if not said:  # a message shown some other way: one line, whole
+        usage, message = "", usage
+    say(usage + said + escape(message.removesuffix("\n")), err=True)
 
 
 def _silence_stdout() -> None:
