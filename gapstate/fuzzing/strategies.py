@@ -6,6 +6,7 @@ What each strategy gives is said there; how `traces` walks the table is
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from hypothesis import event
@@ -17,7 +18,10 @@ from gapstate.fuzzing.walk import (
     BOOL,
     FRESH,
     REPEAT,
+    Chance,
+    Draw,
     GuidedWalk,
+    integers,
     moves_of,
     upto,
     wander,
@@ -32,14 +36,14 @@ from gapstate.table.vocabulary import EVENTS, PAYLOADS, SEEN, SESSION_END
 
 _IDS = tuple(fresh_id(n) for n in range(1, 7))
 _GAPS = (0, 0, 1, 5, 40, 250, 1000)  # ms between events: equal times are common
-_GAP = st.integers(0, len(_GAPS) - 1)
-_MORE = st.integers(0, 255)  # 0 twice stops the trace: long traces, and stopping is what shrinks
+_GAP = integers(0, len(_GAPS) - 1)
+_MORE = integers(0, 255)  # 0 twice stops the trace: long traces, and stopping is what shrinks
 # Each event heads for the walk's target, or draws a new target first
 # (_RETARGET, rarely while generating, and where shrinking leads: an event
 # that names its own target stays what it was when earlier events go), or
 # wanders (_WANDER and up, one in four).
 _RETARGET, _WANDER = 0, 48
-_MODES = st.integers(0, 63)
+_MODES = integers(0, 63)
 
 
 def _event_names(spec: Spec) -> tuple[str, ...]:
@@ -100,15 +104,34 @@ def traces(spec: Any = None, max_size: int = 60, toward: Any = None, goals: Any 
     import of a test module) costs nothing.
     """
     spec = resolve(spec)
-    machine = machine_for(spec)
     wanted = _targets(spec, toward)
     if goals is None:
         goals = wanted is None  # heading for rows of one's own, or for the boundaries too
-    labels = {row.line: f"row {row.line}: {row}" for row in spec.table.rows}  # what hypothesis.event() records
+    return _walk(_drawing(spec, max_size, wanted, goals, _goal_walks))
+
+
+def _drawing(spec: Spec, max_size: int, wanted: tuple[int, ...] | None, goals: Any, goal_walks: bool) -> _Drawing:
+    machine = machine_for(spec)
+    labels = {row.line: f"row {row.line}: {row}" for row in spec.table.rows} if spec.table else {}  # for hypothesis.event()
     # session_end ends the walk: it is sent when a walk heads for one of its
     # rows, or at the very end, never while wandering.
     moves = moves_of(tuple(name for name in _event_names(spec) if name != SESSION_END))
-    return _walk(_Drawing(machine, wanted, labels, moves, max_size, goals, _goal_walks))
+    return _Drawing(machine, wanted, labels, moves, max_size, goals, goal_walks)
+
+
+def chance_traces(spec: Spec, seed: int, max_size: int = 60) -> Iterator[list[dict[str, Any]]]:
+    """The walks of `traces(spec, max_size)`, without end, every choice drawn by `walk.Chance(seed)`, not Hypothesis.
+
+    The same code walks the table (rows, holes and boundary goals as
+    targets, half the walks goal walks); the choices come from a seeded
+    `random.Random`, so a seed gives the same traces every time, at a
+    small fraction of what Hypothesis' engine costs a choice. Nothing here
+    shrinks: `conform` shrinks what diverges by itself.
+    """
+    drawing = _drawing(spec, max_size, None, True, True)
+    draw = Chance(seed)
+    while True:
+        yield _walked(draw, drawing, lambda: _stepped(draw, drawing), None)
 
 
 class _Drawing:
@@ -136,6 +159,10 @@ class _Drawing:
 @st.composite
 def _step(draw: st.DrawFn, drawing: _Drawing) -> tuple[dict[str, Any], int] | None:
     """One more event and its time, or None to stop: one span, so the shrinker can delete it whole."""
+    return _stepped(draw, drawing)
+
+
+def _stepped(draw: Draw, drawing: _Drawing) -> tuple[dict[str, Any], int] | None:
     if not draw(_MORE) and not draw(_MORE):
         return None
     walk = drawing.walking[-1]
@@ -204,6 +231,12 @@ def _step(draw: st.DrawFn, drawing: _Drawing) -> tuple[dict[str, Any], int] | No
 @st.composite
 def _walk(draw: st.DrawFn, drawing: _Drawing) -> list[dict[str, Any]]:
     """One trace, drawn a step at a time (see `traces`)."""
+    return _walked(draw, drawing, lambda: draw(drawing.one_step), event)
+
+
+def _walked(draw: Draw, drawing: _Drawing, step: Callable[[], tuple[dict[str, Any], int] | None],
+            label: Callable[[str], None] | None) -> list[dict[str, Any]]:
+    """One trace: `step` draws each event, `label` (`hypothesis.event`, under Hypothesis) is told each row it fired."""
     machine, wanted, walking = drawing.machine, drawing.wanted, drawing.walking
     guide = guide_for(machine)
     goals = _goals(machine, drawing.goals)
@@ -216,7 +249,7 @@ def _walk(draw: st.DrawFn, drawing: _Drawing) -> list[dict[str, Any]]:
     walking.append(walk)
     try:
         while len(trace) < drawing.max_size - 1 and not session.config.ended:  # room for session_end
-            drawn = draw(drawing.one_step)
+            drawn = step()
             if drawn is None:
                 break
             trace.append(walk.feed(drawn[0]))
@@ -227,9 +260,10 @@ def _walk(draw: st.DrawFn, drawing: _Drawing) -> list[dict[str, Any]]:
     if not walk.stopped and machine.step(session.config, SESSION_END).status not in (Status.REFUSED, Status.ENDED):
         if draw(BOOL):
             trace.append(walk.feed({"event": SESSION_END, "t": walk.concrete.t + _GAPS[draw(_GAP)]}))
-    for target in walk.hit:
-        if target in drawing.labels or isinstance(target, tuple):
-            event(drawing.labels[target] if target in drawing.labels else _hole_label(target))
+    if label is not None:
+        for target in walk.hit:
+            if target in drawing.labels or isinstance(target, tuple):
+                label(drawing.labels[target] if target in drawing.labels else _hole_label(target))
     return trace
 
 

@@ -12,6 +12,9 @@ notice for an id of a given kind.
 
 from __future__ import annotations
 
+import random
+import weakref
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -24,18 +27,60 @@ from gapstate.run.machine import Status
 from gapstate.run.replayer import Session
 from gapstate.table.vocabulary import PAYLOADS, SEEN, Stimulus
 
+Draw = Callable[[st.SearchStrategy[Any]], Any]  # Hypothesis' `draw`, or a `Chance`
+
+# What each strategy the walks draw from gives, for `Chance`: (low, high) of an integer, None for a boolean.
+_BOUNDS: weakref.WeakKeyDictionary[st.SearchStrategy[Any], tuple[int, int] | None] = weakref.WeakKeyDictionary()
+
+
+def integers(low: int, high: int) -> st.SearchStrategy[int]:
+    """st.integers(low, high), which `Chance` can draw too."""
+    strategy = st.integers(low, high)
+    _BOUNDS[strategy] = (low, high)
+    return strategy
+
+
 BOOL = st.booleans()
+_BOUNDS[BOOL] = None
 
 
 @lru_cache(maxsize=4096)
 def upto(high: int) -> st.SearchStrategy[int]:
     """integers(0, high), built once per bound: building a strategy per draw costs more than the draw."""
-    return st.integers(0, high)
+    return integers(0, high)
 
 
 _END = 7
-_ENDS = st.integers(0, _END)  # about one target in eight is the end of the session
-_GOAL = st.integers(0, 3)  # with goals to head for, a row walk makes one target in four a goal
+_ENDS = integers(0, _END)  # about one target in eight is the end of the session
+_GOAL = integers(0, 3)  # with goals to head for, a row walk makes one target in four a goal
+
+SIMPLEST = 0.125  # how often `Chance` draws an integer's lower bound, as Hypothesis favours the simplest value
+
+
+class Chance:
+    """`draw` for the walks without Hypothesis: each strategy they draw from, sampled by a seeded `random.Random`.
+
+    An integer is its lower bound one time in eight (Hypothesis too draws
+    the simplest value often: it is what stops a trace, retargets a walk,
+    takes the first id), else uniform over its range; a boolean is a coin.
+    The walk code is the same as under Hypothesis, so the traces are the
+    same kind of walk; only who chooses differs.
+    """
+
+    __slots__ = ("random",)
+
+    def __init__(self, seed: int):
+        self.random = random.Random(seed)
+
+    def __call__(self, strategy: st.SearchStrategy[Any]) -> Any:
+        bounds = _BOUNDS[strategy]
+        chance = self.random.random()
+        if bounds is None:
+            return chance < 0.5
+        low, high = bounds
+        if chance < SIMPLEST:
+            return low
+        return self.random.randint(low, high)
 
 # The moves a trace can make: an event, and for an event whose payload sets a
 # guard (`vocabulary.PAYLOADS`), which way the payload points: a SEEN value
@@ -124,7 +169,7 @@ class GuidedWalk:
         self.story = retell(self.story, Way.of(name, repeated), outcome.actions)
         return item
 
-    def choose(self, draw: st.DrawFn, unhit: bool) -> Any:
+    def choose(self, draw: Draw, unhit: bool) -> Any:
         """A target drawn by its fixed position in the pool; None if the walk can hit nothing more.
 
         With goals to head for, one choice in four (every choice, on a goal
@@ -189,7 +234,7 @@ class GuidedWalk:
             self.hit.add(self.target)
         return way
 
-    def speech(self, draw: st.DrawFn, how: str, choice: bool, t: int) -> int:
+    def speech(self, draw: Draw, how: str, choice: bool, t: int) -> int:
         """An evidence turn's speech_start for a planned step: at the boundary it names, else drawn as `realize` says."""
         horizon = self.session.horizon()
         dup_at = self.concrete.dup_at
@@ -201,14 +246,14 @@ class GuidedWalk:
             return max(0, horizon + {BEFORE: -1, AT: 0, AFTER: 1}[how])
         return horizon + 1 + (draw(upto(299)) if draw(BOOL) else 0) if choice else horizon
 
-    def repeated_id(self, draw: st.DrawFn, how: str) -> str:
+    def repeated_id(self, draw: Draw, how: str) -> str:
         """The id a planned repeated notice names: one of the kind asked for, else any seen."""
         given = self.concrete.kinds
         ids = sorted(i for i, k in given.items() if how not in KINDS or k == how) or sorted(given)
         return ids[draw(upto(len(ids) - 1))]
 
 
-def wander(draw: st.DrawFn, allowed: set[Stimulus], session: Session, moves: tuple[tuple[str, str | None], ...]) -> int | None:
+def wander(draw: Draw, allowed: set[Stimulus], session: Session, moves: tuple[tuple[str, str | None], ...]) -> int | None:
     """A move the environment may send, as its index in the fixed list of moves, drawn at random.
 
     The move is named by its fixed position (the first allowed move at or
@@ -225,7 +270,7 @@ def wander(draw: st.DrawFn, allowed: set[Stimulus], session: Session, moves: tup
     return next((i for i in accepted if i >= start), accepted[0])
 
 
-def way_of(draw: st.DrawFn, session: Session, name: str, choice: bool) -> str | None:
+def way_of(draw: Draw, session: Session, name: str, choice: bool) -> str | None:
     """How the payload realizes a guided move's guard choice."""
     payload = PAYLOADS.get(name)
     if payload is None:
