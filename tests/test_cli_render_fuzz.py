@@ -10,7 +10,7 @@ import gapstate
 from gapstate.cli.render.fuzz import fuzz_summary, fuzz_text
 from gapstate.fuzzing.fuzzer import fuzz
 
-from .support import variant
+from .support import unwrapped, variant
 
 BUSY = variant("OPEN | floor_released | busy | DUE | defer_no_interrupt", "OPEN | floor_released | busy | SENDING | send_request")
 
@@ -23,7 +23,7 @@ def _failed():
 
 def test_a_failure_comes_first_with_its_shrunk_trace_ready_for_replay():
     result = _failed()
-    lines = fuzz_text(result).split("\n")
+    lines = unwrapped(fuzz_text(result))
     assert lines[0] == ("rule at event 3 of 3: row at line 195 breaks send-while-busy: "
                         "sends a request while the interviewer is busy")
     assert lines[1] == "shrunk trace (3 events), for `gapstate replay`:"
@@ -41,7 +41,7 @@ def test_with_the_trace_on_stdout_the_report_only_says_so_and_where_it_was_saved
 def test_a_campaign_s_failure_names_the_seed_that_found_it():
     result = dataclasses.replace(_failed(), seeds=(1, 2, 3))
     assert f"found by seed 1 after {result.counterexample.after} traces: re-run it alone with --seed 1" in fuzz_text(result)
-    assert fuzz_summary(result).startswith("gapstate fuzz: <text>: seeds 1 to 3 (3 workers): ")
+    assert fuzz_summary(result).startswith("gapstate fuzz: <text>: seeds 1 to 3: ")
 
 
 def test_every_row_fired_says_how_soon_and_lists_no_row_never_fired():
@@ -53,7 +53,7 @@ def test_every_row_fired_says_how_soon_and_lists_no_row_never_fired():
 
 
 def test_the_goals_met_and_missed_are_named():
-    goals = [line for line in fuzz_text(_failed()).split("\n") if "goals" in line or line.startswith("never met")]
+    goals = [line for line in unwrapped(fuzz_text(_failed())) if "goals" in line or line.startswith("never met")]
     met = _failed().goal_coverage
     assert goals[0].startswith(f"goals: the traces met {len(met['met'])} of {len(_failed().goals)} boundary goals and ")
     assert goals[1] == "never met: " + ", ".join(met["missed"])
@@ -65,5 +65,4 @@ def test_the_summary_gives_the_verdict_a_failure_a_failed_gate_or_none_broken():
     clean = dataclasses.replace(result, counterexample=None)
     assert fuzz_summary(clean).endswith(": no rule broken")
     gated = dataclasses.replace(clean, require_coverage=True)
-    missed = len(gated.missed)
-    assert fuzz_summary(gated).endswith(f": no rule broken, but the coverage gate failed: {missed} reachable rows never fired")
+    assert fuzz_summary(gated).endswith(f"{result.events} events: coverage gate failed")

@@ -15,7 +15,7 @@ import pytest
 
 from gapstate.words import WIDTH, wrap
 
-from .support import DATA, SPEC_TEXT, run, unwrapped
+from .support import DATA, SPEC_TEXT, run, unwrapped, variant
 
 
 @pytest.fixture(scope="module")
@@ -26,6 +26,7 @@ def repository(tmp_path_factory):
     (top / "spec").mkdir()
     (top / "spec" / "gap-state.md").write_text(SPEC_TEXT, encoding="utf-8")
     shutil.copy(DATA / "defective.md", top / "defective.md")
+    (top / "written-off.md").write_text(variant(*WRITTEN_OFF), encoding="utf-8")
     (top / "trace.jsonl").write_text("\n".join(TRACE) + "\n", encoding="utf-8")
     (top / "stops.jsonl").write_text("\n".join(TRACE[:2] + ['{"event": "send_ok", "t": 300}']) + "\n", encoding="utf-8")
     return top
@@ -38,6 +39,9 @@ TRACE = [  # a guard decided by an id and one by speech_start
 ]
 
 
+# docs/fuzz.md's table that writes a gap off without saying how it ended
+WRITTEN_OFF = ("DUE | floor_released | !busy,!budget_left | CLEAR | unrepaired_budget",
+               "DUE | floor_released | !busy,!budget_left | CLEAR | noop")
 SPEC = ("--spec", "spec/gap-state.md")
 CASES = {
     "check, findings and their consequences": ("check", "defective.md", "--bounds"),
@@ -50,6 +54,9 @@ CASES = {
     "replay": ("replay", *SPEC, "trace.jsonl"),
     "replay, stopped": ("replay", *SPEC, "stops.jsonl"),
     "replay --summary, the bundled fallback": ("replay", "--summary", "stops.jsonl"),
+    "fuzz, a failure with the rows and goals never met": ("fuzz", "--spec", "written-off.md", "--seed", "1"),
+    "fuzz, a campaign's failed coverage gate": ("fuzz", *SPEC, "--examples", "2", "--jobs", "2", "--seed", "1",
+                                                "--require-all"),
 }
 
 
