@@ -118,3 +118,25 @@ def test_split_by_an_event_field_is_a_bad_option(tmp_path):
     path = write_jsonl(tmp_path / "log.jsonl", [{"event": "busy_start"}])
     result = run("coverage", "--split-by", "id", path)
     assert result.exit_code == 2 and "'id' is a field of the events themselves" in result.stderr
+
+
+@pytest.mark.parametrize("field", ['call"id', "call\\id", "call\nid", "call\tid", "call\x00", "call\x7f", "a\n::error::pwned"])
+@pytest.mark.parametrize("command", ["coverage", "diff"])
+def test_split_by_a_field_holding_a_control_character_a_quote_or_a_backslash_is_a_bad_option_escaped(tmp_path, field, command):
+    path = write_jsonl(tmp_path / "log.jsonl", [{"event": "busy_start"}])
+    spec = tmp_path / "spec.md"
+    spec.write_text(SPEC_TEXT, encoding="utf-8")
+    args = ["coverage", path] if command == "coverage" else ["diff", str(spec), str(spec), "--traces", path]
+    result = run(*args, "--split-by", field)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and not [line for line in result.stderr.splitlines() if line.startswith("::")]
+    from gapstate.words import escape
+
+    assert f"'{escape(field)}' holds a control character, `\"` or `\\`" in result.stderr
+
+
+def test_the_reader_refuses_such_a_field_too_with_the_one_error_of_the_package(tmp_path):
+    path = write_jsonl(tmp_path / "log.jsonl", [{"event": "busy_start"}])
+    with pytest.raises(GapstateError, match="holds a control character"):
+        coverage(SPEC, SPEC_TEXT, [path], 1, split_by='call"id')
+    assert run("coverage", path, "--split-by", "").exit_code == 2

@@ -413,12 +413,13 @@ class Seconds(click.ParamType):
 
 
 def _split_field(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    from gapstate.run.event import (
-        FIELDS,  # here, not at import: `classify` loads no msgspec
-    )
+    if value is None:
+        return None
+    from gapstate.run.recorded import field_problem  # here, not at import: `classify` loads no msgspec
 
-    if value is not None and (value in FIELDS or not value):
-        raise click.BadParameter(f"'{value}' is a field of the events themselves; name the field that tells sessions apart")
+    problem = field_problem(value)
+    if problem is not None:
+        raise click.BadParameter(problem)
     return value
 
 

@@ -78,6 +78,9 @@ def replay_path(machine: Any, path: str, split_by: str | None, tally: Tally, kee
     """
     if split_by is None:
         return [_replay_file(machine, path, tally)]
+    problem = field_problem(split_by)
+    if problem is not None:  # the command line refuses it first (cli.base), a caller of the function here
+        raise GapstateError(f"--split-by {problem}")
     return _replay_log(machine, path, split_by, tally, keep_going)
 
 
@@ -94,6 +97,26 @@ def _replay_file(machine: Any, path: str, tally: Tally) -> Replayed | UnusableTr
     except GapstateError as error:
         return UnusableTrace(name, error.line, error.message, error.file or name, error.column)
     return Replayed(name, total, stop, line, gathered)
+
+
+def field_problem(split_by: str) -> str | None:
+    """Why `split_by` cannot name the field that tells a log's sessions apart, or None when it can.
+
+    Not one of the events' own fields, not empty, and printable: no `"`,
+    `\\` or control character, which a JSON key would have to escape (the
+    decoder names the field as written, and messages quote it).
+    """
+    from gapstate.run.event import FIELDS
+    from gapstate.words import escape
+
+    if not split_by:
+        return "'' names no field; name the field that tells sessions apart"
+    if split_by in FIELDS:
+        return f"'{split_by}' is a field of the events themselves; name the field that tells sessions apart"
+    if not split_by.isprintable() or '"' in split_by or "\\" in split_by:
+        return (f"'{escape(split_by)}' holds a control character, `\"` or `\\`, which its name in the log "
+                "would have to escape; gapstate reads a session field only by a plain name")
+    return None
 
 
 @lru_cache(maxsize=4)
