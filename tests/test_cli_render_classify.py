@@ -15,8 +15,9 @@ from gapstate.cli.render.classify import (
     repeats_summary,
     unjudgeable,
 )
+from gapstate.words import WIDTH
 
-from .support import REPORT_EXAMPLE, classify_repeats
+from .support import REPORT_EXAMPLE, classify_repeats, unwrapped
 
 EXAMPLE = json.loads(REPORT_EXAMPLE.read_text(encoding="utf-8"))
 
@@ -54,16 +55,24 @@ def test_columns_are_as_wide_as_their_widest_escaped_cell():
 
 def test_repeats_are_counted_per_turn_per_arm_per_repeat_and_overall_never_as_a_share():
     result = classify_repeats([("a.json", EXAMPLE), ("b\n.json", _second_run())])
-    lines = list(repeats_lines(result))
-    assert lines[0].split()[:4] == ["arm", "turn", "verdicts", "across"]
-    assert ("stall-5s  q2-last-role  attributable in 1 of 2 repeats, inconclusive in 1 of 2 repeats  "
+    lines = unwrapped("\n".join(repeats_lines(result)))
+    assert lines[0].split() == ["arm", "turn", "verdicts", "(of", "2", "repeats)", "unmet", "(repeats)"]
+    assert ("stall-5s  q2-last-role  attributable in 1, inconclusive in 1  "
             "interval_recorded in 1, interval_overlaps in 1") in lines
-    assert any(line.endswith(f"-; {OVERFLOW_MARK} in 1 of 2 repeats") for line in lines)
+    assert any(line.endswith("-; SDK overflow logged in 1") for line in lines)
     assert "arm stall-2s:  assessed in 2 of 2 repeats; overflow lines logged in 1 of 2 repeats, at most 199 frames dropped" in lines
     assert "repeat 2: b\\n.json: attributable" in lines
     assert "overall: attributable in 2 of 2 repeats" in lines
     assert not any("%" in line for line in lines)
-    assert repeats_summary(result) == "gapstate classify: 2 repeats of 3 arms, 9 turns: attributable in 2 of 2 repeats (descriptive)"
+    assert repeats_summary(result) == "gapstate classify: 2 repeats of 3 arms, 9 turns: attributable in 2 (descriptive)"
+
+
+def test_a_long_last_cell_goes_on_under_its_own_column_and_every_line_fits():
+    lines = list(repeats_lines(classify_repeats([("a.json", EXAMPLE), ("b.json", _second_run()), ("c.json", EXAMPLE)])))
+    assert all(len(line) <= WIDTH for line in lines)
+    table, column = lines[: lines.index("")], lines[0].index("unmet")
+    going_on = [line for line in table if line.startswith(" ")]
+    assert going_on and all(line.startswith(" " * column) and line[column] != " " for line in going_on)
 
 
 def test_the_summary_of_one_report_counts_arms_and_turns_and_says_it_is_descriptive():

@@ -15,7 +15,7 @@ import pytest
 
 from gapstate.words import WIDTH, wrap
 
-from .support import DATA, SPEC_TEXT, run, unwrapped, variant
+from .support import DATA, REPORT_EXAMPLE, ROOT, SPEC_TEXT, run, unwrapped, variant
 
 
 @pytest.fixture(scope="module")
@@ -27,6 +27,8 @@ def repository(tmp_path_factory):
     (top / "spec" / "gap-state.md").write_text(SPEC_TEXT, encoding="utf-8")
     shutil.copy(DATA / "defective.md", top / "defective.md")
     (top / "written-off.md").write_text(variant(*WRITTEN_OFF), encoding="utf-8")
+    (top / "report.json").write_text(REPORT_EXAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
+    (top / "repeat-2.json").write_text(_docs_block("docs/classify.md", "json file=repeat-2.json"), encoding="utf-8")
     (top / "trace.jsonl").write_text("\n".join(TRACE) + "\n", encoding="utf-8")
     (top / "stops.jsonl").write_text("\n".join(TRACE[:2] + ['{"event": "send_ok", "t": 300}']) + "\n", encoding="utf-8")
     return top
@@ -43,6 +45,14 @@ TRACE = [  # a guard decided by an id and one by speech_start
 WRITTEN_OFF = ("DUE | floor_released | !busy,!budget_left | CLEAR | unrepaired_budget",
                "DUE | floor_released | !busy,!budget_left | CLEAR | noop")
 SPEC = ("--spec", "spec/gap-state.md")
+
+
+def _docs_block(page: str, info: str) -> str:
+    """The body of the fenced block that opens with ```INFO on the page."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    start = text.index(f"```{info}\n") + len(info) + 4
+    return text[start : text.index("```", start)]
+
 CASES = {
     "check, findings and their consequences": ("check", "defective.md", "--bounds"),
     "check, the bundled fallback": ("check",),
@@ -54,6 +64,8 @@ CASES = {
     "replay": ("replay", *SPEC, "trace.jsonl"),
     "replay, stopped": ("replay", *SPEC, "stops.jsonl"),
     "replay --summary, the bundled fallback": ("replay", "--summary", "stops.jsonl"),
+    "classify": ("classify", "report.json"),
+    "classify, repeats with an overflow and unmet conditions": ("classify", "report.json", "repeat-2.json", "report.json"),
     "fuzz, a failure with the rows and goals never met": ("fuzz", "--spec", "written-off.md", "--seed", "1"),
     "fuzz, a campaign's failed coverage gate": ("fuzz", *SPEC, "--examples", "2", "--jobs", "2", "--seed", "1",
                                                 "--require-all"),

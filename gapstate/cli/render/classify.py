@@ -12,6 +12,7 @@ from typing import Any
 
 from gapstate.cli.output import escape
 from gapstate.cli.render import plural
+from gapstate.words import WIDTH, wrap
 
 OVERFLOW_MARK = "SDK overflow logged during its audio"
 
@@ -30,6 +31,8 @@ def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> Iterator
 
     Each row is escaped as it is yielded; the widths need every cell first,
     but a column with nothing to escape (the usual case) is measured as it is.
+    A last cell too long for the width of text output goes on under itself
+    (`_ragged`), so the row still reads as one.
     """
     widths = [len(header[i]) for i in range(len(header) - 1)]
     for i in range(len(widths)):
@@ -39,14 +42,21 @@ def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> Iterator
         widths[i] = max([widths[i], *map(len, column)])
     for row in [header, *rows]:
         cells = [escape(cell) for cell in row]
-        yield "  ".join(f"{cell:<{widths[i]}}" for i, cell in enumerate(cells[:-1])) + f"  {cells[-1]}"
+        yield from _ragged("  ".join(f"{cell:<{widths[i]}}" for i, cell in enumerate(cells[:-1])) + "  ", cells[-1])
+
+
+def _ragged(head: str, words: str) -> list[str]:
+    """`head` then `words`, which wrap (`gapstate.words.wrap`) under their own first column, or four columns in
+    when that leaves less than half the width (long names in the first columns)."""
+    indent = " " * (len(head) if len(head) <= WIDTH - 30 else 4)
+    return wrap(head + words, indent=indent, keep=len(head))
 
 
 def _arm_lines(names: list[str], said: list[str]) -> Iterator[str]:
     names = [escape(name) for name in names]
     width = max(len(name) for name in names) + 1
     for name, words in zip(names, said, strict=True):
-        yield f"arm {name + ':':<{width}}  {words}"
+        yield from _ragged(f"arm {name + ':':<{width}}  ", words)
 
 
 def overflow_words(overflow: Any) -> str:
@@ -68,8 +78,8 @@ def classify_lines(result: Any, source: str = "<report>") -> Iterator[str]:
         [arm.name for arm in result.arms],
         [arm.verdict + (f" ({overflow_words(arm.sdk_overflow)})" if arm.sdk_overflow else "") for arm in result.arms],
     )
-    yield f"overall: {result.verdict}"
-    yield f"note: {result.note}"
+    yield from wrap(f"overall: {result.verdict}")
+    yield from wrap(f"note: {result.note}")
 
 
 def classify_summary(result: Any, source: str) -> str:
@@ -95,9 +105,10 @@ def repeats_lines(result: Any) -> Iterator[str]:
         for index, turn in enumerate(arm.turns):
             logged = sum(1 for arms in arms_of if arms[arm.name].turns[index].sdk_overflow)
             unmet = ", ".join(f"{condition} in {n}" for condition, n in turn.unmet) or "-"
-            mark = f"{OVERFLOW_MARK} in {logged} of {total} repeats" if logged else ""
-            rows.append((arm.name, turn.turn, in_repeats(turn.verdicts, total), "; ".join(filter(None, [unmet, mark]))))
-    yield from _table(("arm", "turn", f"verdicts across {total} repeats", "unmet (repeats)"), rows)
+            mark = f"SDK overflow logged in {logged}" if logged else ""  # during its audio (docs/classify.md)
+            verdicts = ", ".join(f"{verdict} in {n}" for verdict, n in turn.verdicts)  # of `total`, as the header says
+            rows.append((arm.name, turn.turn, verdicts, "; ".join(filter(None, [unmet, mark]))))
+    yield from _table(("arm", "turn", f"verdicts (of {total} repeats)", "unmet (repeats)"), rows)
     yield ""
     said = []
     for arm in result.arms:
@@ -109,17 +120,18 @@ def repeats_lines(result: Any) -> Iterator[str]:
         said.append(in_repeats(arm.verdicts, total) + extra)
     yield from _arm_lines([arm.name for arm in result.arms], said)
     for number, repeat in enumerate(result.repeats, start=1):
-        yield f"repeat {number}: {escape(repeat.report)}: {repeat.result.verdict}"
-    yield f"overall: {in_repeats(result.verdicts, total)}"
-    yield f"note: {result.note}"
+        yield from wrap(f"repeat {number}: {escape(repeat.report)}: {repeat.result.verdict}")
+    yield from wrap(f"overall: {in_repeats(result.verdicts, total)}")
+    yield from wrap(f"note: {result.note}")
 
 
 def repeats_summary(result: Any) -> str:
-    """The summary line of repeats: how many, of how many arms and turns, and how the overall verdicts fell."""
+    """The summary line of repeats: how many, of how many arms and turns, and how the overall verdicts fell
+    (`attributable in 1, inconclusive in 1`: of the repeats it has just counted, so that it fits 100 columns)."""
     total = len(result.repeats)
     first = result.repeats[0].result
     turns = sum(len(arm.turns) for arm in first.arms)
     return (
         f"gapstate classify: {plural(total, 'repeat')} of {plural(len(first.arms), 'arm')}, "
-        f"{plural(turns, 'turn')}: {in_repeats(result.verdicts, total)} (descriptive)"
+        f"{plural(turns, 'turn')}: {', '.join(f'{verdict} in {n}' for verdict, n in result.verdicts)} (descriptive)"
     )
