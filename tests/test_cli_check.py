@@ -156,6 +156,49 @@ def test_fix_rewrites_nothing_when_the_spec_changed_after_it_was_read(tmp_path, 
     assert spec.read_bytes() == b"\xff changed by someone else\n"
 
 
+@pytest.mark.parametrize("when", ["while proving", "while redrawing"])
+@pytest.mark.parametrize("meanwhile", ["rewritten", "removed", "a folder"])
+def test_fix_is_exit_2_and_writes_nothing_when_the_spec_changes_or_goes_before_the_fix(tmp_path, monkeypatch, when, meanwhile):
+    """Between the read and the rename the spec is rewritten, removed or made a folder: exit 2 saying so, nothing half-written or made again."""
+    import os
+
+    from gapstate.proof import check as proof
+    from gapstate.table import diagram
+
+    spec = tmp_path / "spec.md"
+    spec.write_text(SPEC_TEXT.replace('state_CLEAR(["CLEAR"])', 'state_CLEAR(["OLD"])', 1), encoding="utf-8")
+
+    def act() -> None:
+        spec.unlink()
+        if meanwhile == "rewritten":
+            spec.write_text("theirs\n", encoding="utf-8")
+        elif meanwhile == "a folder":
+            spec.mkdir()
+
+    def hooked(module, name):
+        original = getattr(module, name)
+
+        def meanwhile_too(*args, **kwargs):  # noqa: ANN002, ANN003
+            act()
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, meanwhile_too)
+
+    hooked(proof, "check") if when == "while proving" else hooked(diagram, "update")
+    result = run("check", "--fix", str(spec))
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert f"{spec}: changed while gapstate was reading it" in result.stderr or f"{spec}: is a directory" in result.stderr
+    assert "nothing was rewritten" in result.stderr or "replaces only regular files" in result.stderr
+    assert sorted(n for n in os.listdir(tmp_path) if n.startswith(".gapstate-")) == []
+    if meanwhile == "rewritten":
+        assert spec.read_text(encoding="utf-8") == "theirs\n"  # their edit is kept
+    elif meanwhile == "removed":
+        assert not os.path.lexists(spec)  # not made again
+    else:
+        assert spec.is_dir()
+
+
 LOOPING = SPEC_TEXT.replace("SENDING | send_failed | attempts_left,!candidate_active | DUE | keep_debt",
                             "SENDING | send_failed | attempts_left,!candidate_active | DUE | reopen_gap")
 

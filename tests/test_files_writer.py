@@ -122,3 +122,34 @@ def test_fuzz_save_refuses_a_device_before_the_run_and_a_failed_save_still_print
     assert result.exit_code == 2
     assert "shrunk trace" in result.stdout and '{"event"' in result.stdout  # the counterexample is not lost
     assert "No space left on device" in result.stderr
+
+
+@pytest.mark.parametrize("meanwhile", ["rewritten", "removed", "a folder", "a fifo"])
+def test_a_write_made_from_bytes_the_file_no_longer_holds_is_refused_just_before_the_rename(tmp_path, monkeypatch, meanwhile):
+    import tempfile
+
+    path = tmp_path / "spec.md"
+    path.write_bytes(b"old\n")
+    making = tempfile.mkstemp
+
+    def mkstemp(*args, **kwargs):  # the temporary file is made: someone else acts on the file meanwhile
+        made = making(*args, **kwargs)
+        path.unlink()
+        if meanwhile == "rewritten":
+            path.write_bytes(b"theirs\n")
+        elif meanwhile == "a folder":
+            path.mkdir()
+        elif meanwhile == "a fifo":
+            os.mkfifo(path)  # never opened: that would block
+        return made
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    with pytest.raises(GapstateError, match="changed while gapstate was reading it.*nothing was rewritten"):
+        write_atomically(path, b"new\n", expected=b"old\n")
+    assert leftovers(tmp_path) == []
+    if meanwhile == "rewritten":
+        assert path.read_bytes() == b"theirs\n"
+    elif meanwhile == "removed":
+        assert not os.path.lexists(path)  # not made again
+    else:
+        assert not path.is_file()

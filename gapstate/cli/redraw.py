@@ -13,18 +13,17 @@ def update_diagram(path: str, drawn: str, read: bytes) -> bool:
     """Rewrite the marked block of the spec at `path`, keeping every other byte (a BOM included); True if it changed.
 
     `drawn` was drawn from the spec's bytes `read`: if the file no longer
-    holds them (changed since), nothing is written, as the diagram would be
-    of another table.
+    holds them (changed, removed or replaced since), nothing is written, as
+    the diagram would be of another table; that is checked once more once
+    the new bytes are on disk, just before they replace the file.
     """
     import codecs
 
-    from gapstate.files.source import read_bytes
-    from gapstate.files.writer import write_atomically
+    from gapstate.files.writer import unchanged, write_atomically
     from gapstate.table.diagram import UnclosedBlock, update
 
-    data = read_bytes(path)
-    if data != read:
-        raise GapstateError("changed while gapstate was reading it; nothing was rewritten: run again", file=path)
+    unchanged(path, read)  # before the work, and again just before the rename
+    data = read
     bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
     text = data[len(bom) :].decode("utf-8")  # load_spec already read it as UTF-8
     try:
@@ -33,7 +32,7 @@ def update_diagram(path: str, drawn: str, read: bytes) -> bool:
         raise GapstateError(str(error), file=path, line=error.line) from None
     if new == text:
         return False
-    write_atomically(path, bom + new.encode("utf-8"))
+    write_atomically(path, bom + new.encode("utf-8"), expected=read)
     return True
 
 

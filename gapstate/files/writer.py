@@ -84,11 +84,41 @@ def writable(path: str | Path, follow_links: bool = True) -> tuple[str, os.stat_
     return target, link
 
 
-def write_atomically(path: str | Path, data: bytes, follow_links: bool = True) -> None:
+def unchanged(path: str | Path, expected: bytes) -> None:
+    """GapstateError unless the file at `path` still holds `expected`, the bytes what is written was made from.
+
+    A file rewritten, removed or replaced by a folder, a FIFO (never opened:
+    `files.source`) or a link to nothing since it was read is said the same
+    way, with what it is now when it cannot be read.
+    """
+    from gapstate.files.source import read_bytes
+
+    try:
+        now = read_bytes(path)
+    except GapstateError as error:
+        raise GapstateError(f"changed while gapstate was reading it ({_now(error.message)}); nothing was "
+                            "rewritten: run again", file=str(path)) from None
+    if now != expected:
+        raise GapstateError("changed while gapstate was reading it; nothing was rewritten: run again", file=str(path))
+
+
+def _now(message: str) -> str:
+    """A reader's message about a file, said of what it is now: `no such file` -> `it is no longer there`."""
+    if message.startswith("no such file"):
+        return "it is no longer there"
+    if message.startswith("is "):
+        return f"it {message}"
+    return f"it is {message}" if message.startswith("a ") else f"now: {message}"
+
+
+def write_atomically(path: str | Path, data: bytes, follow_links: bool = True, expected: bytes | None = None) -> None:
     """Replace the file's bytes all at once: a temporary file beside it, then a rename.
 
     A reader sees the old file or the new one, never half of either. What
     may be replaced is `writable`'s rule; the file's mode and owner are kept.
+    With `expected` (the bytes `data` was made from), the file must still
+    hold them once the temporary file is written, just before the rename
+    (`unchanged`): an edit made meanwhile is kept and nothing is written.
     """
     import tempfile
 
@@ -116,6 +146,8 @@ def write_atomically(path: str | Path, data: bytes, follow_links: bool = True) -
                         os.chown(temporary, now.st_uid, now.st_gid)
                     except PermissionError:
                         raise GapstateError("cannot keep its owner, so it is left as it was", file=name) from None
+            if expected is not None:
+                unchanged(target, expected)
             os.replace(temporary, target)
         except BaseException as error:
             os.unlink(temporary) if os.path.exists(temporary) else None
