@@ -119,20 +119,26 @@ class Runner:
             self.shrinks += 1
         else:
             self.traces += 1
-        self.implementation.reset()  # the protocol checks its answer is an object; in process it is ignored
         session = Session(self.machine)
-        for index, event in enumerate(events):
-            expected, row = table_answer(session, event)
+        table = []
+        for event in events:
+            table.append(table_answer(session, event))
+            if "refused" in table[-1][0]:
+                break  # a trace ends at its first refusal: what follows is not sent
+        whole = getattr(self.implementation, "trace", None)  # a Child sends the trace in one write
+        if whole is not None:
+            answers: Iterator[Any] = whole([dict(event) for event in events[: len(table)]])
+        else:
+            self.implementation.reset()  # in process its answer is ignored
+            answers = (self.implementation.step(dict(event)) for event in events[: len(table)])
+        for index, ((expected, row), actual) in enumerate(zip(table, answers, strict=True)):
             self.events += 1
-            actual = self.implementation.step(dict(event))
             problem = protocol_problem(actual)
             if problem is not None:
                 raise Untestable(f"the answer to event {index + 1} of {len(events)} ({event['event']}) is not in the protocol: {problem}: {shown(actual)}")
             fields = differences(expected, actual)
             if fields:
                 return Divergence(tuple(events[: index + 1]), index, expected, actual, row, fields, source, len(events))
-            if "refused" in expected:
-                break  # a trace ends at its first refusal
         return None
 
     def shrink(self, found: Divergence, budget: int = 3000) -> Divergence:

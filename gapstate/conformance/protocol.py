@@ -18,7 +18,7 @@ import select
 import signal
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from gapstate.conformance.conform import Untestable
@@ -39,6 +39,7 @@ class Child:
         self.command = list(command)
         self.timeout = timeout
         self.failure: Untestable | None = None
+        self._owed = 0  # answers still to read for lines written
         self._out = bytearray()
         self._err = bytearray()
         self._err_open = True
@@ -98,23 +99,63 @@ class Child:
     def step(self, event: dict[str, Any]) -> Any:
         return self._ask(event)
 
+    def trace(self, events: Sequence[dict[str, Any]]) -> Iterator[Any]:
+        """A reset, then every event, written at once; each event's answer, in order, as it is read.
+
+        The same lines, answers and checks as `reset()` then `step()` for
+        each event, with one write for the whole trace rather than one a
+        line (a write that wakes the child cost more than the rest of a
+        round trip). Each answer still has its own `timeout`. Answers left
+        unread (the caller stopped at a divergence) are read and dropped
+        before anything else is sent, so the next reset starts clean.
+        """
+        if self.failure is not None:
+            raise self.failure
+        self._drain()
+        sent = [json.dumps(message) for message in ({"reset": True}, *events)]
+        data = "".join(line + "\n" for line in sent).encode()
+        self._owed = len(sent)
+        self._write(data, sent[0], time.monotonic() + self.timeout, exited_later=True)
+        answer = self._answer(sent[0])
+        if not isinstance(answer, dict):
+            self._fail(f"the answer to {{\"reset\": true}} must be a JSON object, not {json.dumps(answer)[:80]}")
+        for line in sent[1:]:
+            yield self._answer(line)
+
     # transport ------------------------------------------------------------------
 
     def _ask(self, message: dict[str, Any]) -> Any:
         if self.failure is not None:
             raise self.failure
+        self._drain()
         sent = json.dumps(message)
-        deadline = time.monotonic() + self.timeout
-        self._write((sent + "\n").encode(), sent, deadline)
-        line = self._read_line(sent, deadline)
+        self._write((sent + "\n").encode(), sent, time.monotonic() + self.timeout)
+        self._owed = 1
+        return self._answer(sent)
+
+    def _answer(self, sent: str) -> Any:
+        """The next answer line, owed for the message `sent`, parsed."""
+        line = self._read_line(sent, time.monotonic() + self.timeout)
+        self._owed -= 1
         try:
             return json.loads(line, parse_constant=_not_json, parse_float=_finite)
         except (ValueError, RecursionError) as error:
             shown = line.decode("utf-8", "replace").strip()
             self._fail(f"the answer to {sent} is {_why(line, error)}: {shown[:200]!r}")
 
-    def _write(self, data: bytes, sent: str, deadline: float) -> None:
-        """Write it all; a pipe with room takes it at once, without a `select` (half the system calls of a round trip)."""
+    def _drain(self) -> None:
+        """Read and drop the answers a trace left unread (it stopped at a divergence)."""
+        while self._owed > 0:
+            self._read_line("an event sent after a divergence", time.monotonic() + self.timeout)
+            self._owed -= 1
+
+    def _write(self, data: bytes, sent: str, deadline: float, exited_later: bool = False) -> None:
+        """Write it all; a pipe with room takes it at once, without a `select` (half the system calls of a round trip).
+
+        With `exited_later`, a child that stops reading is not reported here
+        but by the read of the first answer it did not give, which names
+        the message it did not answer.
+        """
         stdin = self._stdin.fileno()
         view = memoryview(data)
         writable = True
@@ -124,6 +165,8 @@ class Child:
                     view = view[os.write(stdin, view) :]
                     continue
                 except BrokenPipeError:
+                    if exited_later:
+                        return
                     self._exited(sent)
                 except BlockingIOError:
                     pass
