@@ -370,7 +370,7 @@ def test_generated_must_be_a_list_of_paths(outside, monkeypatch, value):
         settings()
 
 
-@pytest.mark.parametrize("name", ["pyproject.toml", "gapstate.toml"])
+@pytest.mark.parametrize("name", ["pyproject.toml", "gapstate.toml", ".gapstate.toml"])
 @pytest.mark.parametrize("kind", ["folder", "fifo", "dangling"])
 def test_a_settings_file_that_is_a_folder_a_fifo_or_a_link_to_nothing_is_an_error_not_passed_over(project, name, kind):
     import os
