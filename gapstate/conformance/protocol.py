@@ -138,7 +138,7 @@ class Child:
         line = self._read_line(sent, time.monotonic() + self.timeout)
         self._owed -= 1
         try:
-            return json.loads(line, parse_constant=_not_json, parse_float=_finite)
+            return _DECODER.decode(line.decode(json.detect_encoding(line), "surrogatepass"))  # json.loads, one decoder
         except (ValueError, RecursionError) as error:
             shown = line.decode("utf-8", "replace").strip()
             self._fail(f"the answer to {sent} is {_why(line, error)}: {shown[:200]!r}")
@@ -355,3 +355,6 @@ def _status(pid: int) -> os.waitid_result | None:
         return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
     except ChildProcessError:
         return None
+
+
+_DECODER = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite)  # what json.loads would build per answer

@@ -53,6 +53,7 @@ class Guide:
         self._keeping: dict[tuple[Config, Any], set[Stimulus]] = {}
         self._plans: dict[tuple[Config, Story, str], tuple[Way, ...] | None] = {}
         self._open: dict[Config, tuple[tuple[Way, Config, tuple[str, ...]], ...]] = {}  # see _open_moves
+        self._open_from: dict[tuple[Config, Story], list[tuple[Way, tuple[Config, Story]]]] = {}  # its answers
         self._live = [c for c in roadmap.exploration.configs() if not c.ended and machine.within_caps(c)]  # the configurations that take events
         self._events = {row.line: row.event for row in machine.table.rows}
 
@@ -156,6 +157,9 @@ class Guide:
 
     def _open_moves(self, node: tuple[Config, Story]) -> Any:
         """The steps from (config, story) that break no rule and leave the session open, with where they lead."""
+        ready = self._open_from.get(node)
+        if ready is not None:
+            return ready
         config, story = node
         found = self._open.get(config)
         if found is None:
@@ -166,7 +170,8 @@ class Guide:
                 if (outcome := move.outcome).status is Status.OK and not outcome.broken and not outcome.config.ended
                 and outcome.config in explored
             )
-        return [(way, (target, retell(story, way, actions))) for way, target, actions in found]
+        ready = self._open_from[node] = [(way, (target, retell(story, way, actions))) for way, target, actions in found]
+        return ready
 
     def meetable(self, goals: tuple[Goal, ...]) -> tuple[Goal, ...]:
         """The goals whose gadget fits somewhere a walk from the start can reach, in their order."""

@@ -74,13 +74,13 @@ class Chance:
 
     def __call__(self, strategy: st.SearchStrategy[Any]) -> Any:
         bounds = _BOUNDS[strategy]
-        chance = self.random.random()
+        chance = self.random.random()  # one draw decides: below SIMPLEST the lower bound, else where it falls above
         if bounds is None:
             return chance < 0.5
         low, high = bounds
         if chance < SIMPLEST:
             return low
-        return self.random.randint(low, high)
+        return low + min(high - low, int((chance - SIMPLEST) / (1 - SIMPLEST) * (high - low + 1)))
 
 # The moves a trace can make: an event, and for an event whose payload sets a
 # guard (`vocabulary.PAYLOADS`), which way the payload points: a SEEN value
