@@ -49,6 +49,20 @@ def test_a_folder_without_a_manifest_loads_its_traces_by_name(tmp_path):
         load(tmp_path / "missing")
 
 
+def test_a_folder_without_a_manifest_refuses_a_trace_link_leading_out_of_it_and_reads_nothing_of_it(tmp_path):
+    folder, elsewhere = tmp_path / "vectors", tmp_path / "elsewhere"
+    folder.mkdir()
+    elsewhere.mkdir()
+    (elsewhere / "secret.jsonl").write_text('{"event": "password"}\n', encoding="utf-8")
+    (folder / "a.jsonl").symlink_to(elsewhere / "secret.jsonl")
+    with pytest.raises(GapstateError, match="leads out of the suite's folder") as refused:
+        load(folder)
+    assert refused.value.file == str(folder) and "password" not in str(refused.value)
+    result = CliRunner().invoke(main, ["conform", "--vectors", str(folder), "--", "true"])
+    assert result.exit_code == 2 and '"a.jsonl" leads out of the suite\'s folder' in result.stderr
+    assert "password" not in result.output
+
+
 def test_a_manifest_that_is_a_named_pipe_makes_no_suite_and_is_never_opened(tmp_path):
     import os
 

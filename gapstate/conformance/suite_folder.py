@@ -14,7 +14,8 @@ def load(folder: str | Path) -> list[tuple[str, list[dict[str, Any]]]]:
     """The traces of a vectors folder written by `gapstate vectors` (or any folder of `*.jsonl` traces).
 
     With a manifest.json, its traces in its order; without one, every
-    `NAME.jsonl` in name order. A missing folder, an unreadable manifest or
+    `NAME.jsonl` in name order. Either way each must be a regular file
+    inside the folder, links followed (`_outside`). A missing folder, an unreadable manifest or
     a malformed trace raises GapstateError naming the file (and line).
     """
     from gapstate.files.source import parse_json, read_text
@@ -43,6 +44,10 @@ def load(folder: str | Path) -> list[tuple[str, list[dict[str, Any]]]]:
                 raise GapstateError(f"traces[{index}].trace: {why}", str(manifest), line, column)
     else:
         names = sorted(path.name for path in base.glob("*.jsonl"))
+        for name in names:  # a folder without a manifest is held to the same rule: nothing read from outside it
+            why = _outside(base, name)
+            if why is not None:
+                raise GapstateError(why, file=str(folder))
     if not names:
         raise GapstateError("holds no traces (NAME.jsonl)", file=str(folder))
     return [(name.removesuffix(".jsonl"), load_trace(base / name)) for name in names]
