@@ -16,8 +16,9 @@ from gapstate.cli.render.seeing import (
 from gapstate.seeing.coverage import coverage
 from gapstate.seeing.explain import explain
 from gapstate.seeing.witness import Ways, locate, witness
+from gapstate.words import WIDTH
 
-from .support import ALLOWED, SPEC_TEXT, line_of, variant
+from .support import ALLOWED, SPEC_TEXT, line_of, unwrapped, variant
 
 SENDS = line_of(SPEC_TEXT, "OPEN | floor_released | !busy,budget_left,attempts_left | SENDING")
 NEVER = line_of(SPEC_TEXT, ALLOWED[0])
@@ -98,10 +99,13 @@ def test_coverage_lists_every_reachable_row_then_those_never_fired_the_stopped_a
     (tmp_path / "b\x1b.jsonl").write_text('{"event":"nope"}\n', encoding="utf-8")
     (tmp_path / "c.jsonl").write_text('{"event":"busy_start"}\n', encoding="utf-8")
     result = coverage(spec, spec.text, sorted(str(p) for p in tmp_path.iterdir()), 1, keep_going=True)
-    lines = list(coverage_lines(result, {row.line: str(row) for row in spec.table.rows}))
+    drawn = list(coverage_lines(result, {row.line: str(row) for row in spec.table.rows}))
+    assert all(len(line) <= WIDTH for line in drawn if str(tmp_path) not in line)
+    lines = unwrapped("\n".join(drawn))
     opened = line_of(SPEC_TEXT, "CLEAR | loss_voiced | !dup")
     assert f"  row {opened:<4} 1  CLEAR | loss_voiced | !dup | OPEN | open_gap,preserve_debt" in lines
-    assert f"  row {SENDS:<4} 0  OPEN | floor_released | !busy,budget_left,attempts_left | SENDING | send_request  never" in lines
+    sends = f"  row {SENDS:<4} 0  OPEN | floor_released | !busy,budget_left,attempts_left | SENDING | send_request"
+    assert f"{sends} never" in lines  # 101 columns: the mark went on under the row (joined back with one space)
     tail = lines[lines.index(next(line for line in lines if line.startswith("never fired: "))):]
     assert tail[1:3] == ["stopped: 1 trace (the steps before the stop are counted)",
                          f"  {tmp_path}/a.jsonl:2: the 2nd event: invalid_event: send_ok cannot occur in OPEN (row at line {REFUSED} marks it invalid)"]

@@ -7,14 +7,19 @@ returned and gives back a string, so the CLI only prints it.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any
 
-from gapstate.words import nth, plural, trace_lines
+from gapstate.words import nth, plural, trace_lines, wrap
 
-__all__ = ["json_chunks", "nth", "plural", "to_json", "trace_lines"]
+__all__ = ["json_chunks", "never_fired", "nth", "plural", "to_json", "trace_lines"]
+
+
+def never_fired(lines: Iterable[int]) -> list[str]:
+    """`never fired: rows at lines 174, 175, ...`, as `fuzz` and `coverage` say it, wrapped: dozens for a short run."""
+    return wrap("never fired: rows at lines " + ", ".join(str(line) for line in lines))
 
 
 def to_json(document: dict[str, Any]) -> str:

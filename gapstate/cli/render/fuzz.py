@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gapstate.cli.output import escape
-from gapstate.cli.render import trace_lines
+from gapstate.cli.render import never_fired, trace_lines
 from gapstate.words import wrap
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def fuzz_text(result: FuzzResult, saved: str | None = None, with_trace: bool = T
         coverage += f" (all of them within {result.complete_after} traces)"
     lines.extend(wrap(coverage))
     if missed:
-        lines.extend(wrap("never fired: rows at lines " + ", ".join(str(line) for line in missed)))
+        lines.extend(never_fired(missed))
     goals = result.goal_coverage
     if result.goals:
         met, pairs = len(goals["met"]), goals["pairs"]

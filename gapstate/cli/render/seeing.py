@@ -6,7 +6,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gapstate.cli.output import escape
-from gapstate.cli.render import nth, plural, trace_lines
+from gapstate.cli.render import never_fired, nth, plural, trace_lines
+from gapstate.words import wrap
 
 if TYPE_CHECKING:
     from gapstate.proof.progress import Reached
@@ -54,21 +55,23 @@ def coverage_lines(result: CoverageResult, rows: dict[int, str]) -> Iterator[str
     width = max((len(str(n)) for n in fired.values()), default=1)
     for line in sorted(fired):
         mark = "  never" if not fired[line] else ""
-        yield f"  row {line:<4} {fired[line]:>{width}}  {rows.get(line, '?')}{mark}"
+        head = f"  row {line:<4} {fired[line]:>{width}}  "
+        yield from wrap(f"{head}{rows.get(line, '?')}{mark}", indent=" " * (len(head) - 2), keep=len(head))  # on under the row
     if never:
-        yield "never fired: rows at lines " + ", ".join(str(line) for line in never)
+        yield from never_fired(never)
     if result.stopped:
         count = len(result.stopped)
         yield f"stopped: {count} trace{'s' if count != 1 else ''} (the steps before the stop are counted)"
         for stop in result.stopped:
             error = stop.error
-            yield f"  {escape(stop.trace)}:{error.line}: the {nth(error.index)} event: {error.kind}: {escape(error.message)}"
+            where = f"  {escape(stop.trace)}:{error.line}: the {nth(error.index)} event: {error.kind}:"
+            yield from wrap(f"{where} {escape(error.message)}", keep=len(where))
     if result.unusable:
         count = len(result.unusable)
         yield f"unusable: {count} trace{'s' if count != 1 else ''} could not be read (not counted)"
         for bad in result.unusable:
             where = escape(bad.trace) if bad.line is None else f"{escape(bad.trace)}:{bad.line}"
-            yield f"  {where}: {escape(bad.message)}"
+            yield from wrap(f"  {where}: {escape(bad.message)}", keep=len(where) + 3)
 
 
 def coverage_summary(result: CoverageResult, spec: str) -> str:
