@@ -14,7 +14,7 @@ from gapstate.run.trace import read_trace
 from gapstate.seeing.coverage import coverage, trace_files
 from gapstate.seeing.witness import Ways, witness
 
-from .support import SPEC_TEXT, line_of, run
+from .support import SPEC_TEXT, line_of, run, unwrapped
 
 SPEC = gapstate.load_spec(SPEC_TEXT)
 
@@ -110,7 +110,7 @@ def test_coverage_json_has_the_contract_shape_and_require_all_gates(tmp_path):
     assert run("coverage", str(tmp_path), "--require-all").exit_code == 1
     # text for people counts events from 1 (the JSON keeps the 0-based index)
     text = run("coverage", str(tmp_path), "--jobs", "1").stdout
-    assert f"  {tmp_path / 'a.jsonl'}:2: the 2nd event: invalid_event: " in text
+    assert f"  {tmp_path / 'a.jsonl'}:2: the 2nd event: invalid_event: send_ok" in "\n".join(unwrapped(text))
     (tmp_path / "a.jsonl").unlink()
     assert json.loads(run("coverage", str(tmp_path), "--format", "json").stdout)["ok"] is True
     assert json.loads(run("coverage", str(tmp_path), "--format", "json", "--require-all").stdout)["ok"] is False
