@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from .support import run, table
+from .support import run, table, unwrapped
 
 # An implementation that never opens a gap: it answers every line alike (a shell loop starts in a millisecond).
 NEVER_OPENS = ["sh", "-c", 'while read line; do echo \'{"state": "CLEAR", "actions": ["noop"]}\'; done']
@@ -56,12 +56,12 @@ def test_the_vectors_summary_counts_what_was_written(tmp_path):
     traces = sorted(out.glob("*.jsonl"))
     events = sum(len(path.read_text(encoding="utf-8").splitlines()) for path in traces)
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    summary = result.stderr.splitlines()[-1]
-    assert summary.startswith(f"gapstate vectors: {spec} -> {out}: {len(traces)} traces, {events} events: ")
+    *report, summary = unwrapped(result.stderr)
+    assert summary == f"gapstate vectors: {spec} -> {out}: {len(traces)} traces, {events} events written"
     met = sum(1 for goal in manifest["goals"] if goal["traces"])
     pairs = manifest["pairs"]
-    assert summary.endswith(
-        f": {len(manifest['reachable_rows'])} reachable rows fired, {pairs['covered']} of {pairs['possible']} pairs of rows, "
+    assert report[-1] == (
+        f"covered: {len(manifest['reachable_rows'])} reachable rows fired, {pairs['covered']} of {pairs['possible']} pairs of rows, "
         f"{met} of {len(manifest['goals'])} goals, {len(manifest['refused_rows'])} invalid rows refused"
     )
     assert result.stdout == ""

@@ -65,6 +65,7 @@ CASES = {
     "replay, stopped": ("replay", *SPEC, "stops.jsonl"),
     "replay --summary, the bundled fallback": ("replay", "--summary", "stops.jsonl"),
     "coverage, of traces that fire few rows and one that stops": ("coverage", *SPEC, "trace.jsonl", "stops.jsonl"),
+    "vectors": ("vectors", *SPEC, "suite"),
     "classify": ("classify", "report.json"),
     "classify, repeats with an overflow and unmet conditions": ("classify", "report.json", "repeat-2.json", "report.json"),
     "fuzz, a failure with the rows and goals never met": ("fuzz", "--spec", "written-off.md", "--seed", "1"),

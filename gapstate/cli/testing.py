@@ -25,6 +25,7 @@ from gapstate.cli.base import (
 from gapstate.cli.output import say, summarize
 from gapstate.errors import GapstateError
 from gapstate.version import __version__
+from gapstate.words import fit
 
 MOST_TIMEOUT = 86_400  # seconds an answer may be waited for: a day, far past any adapter's need
 
@@ -56,10 +57,9 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> int:
         # Vectors walk only steps that break no rule, as an implementation of a
         # sound table would; a suite that silently skipped rows would overclaim.
         lines = ", ".join(map(str, suite.unfired))
-        summarize(
-            f"gapstate vectors: {spec.path}: rows at lines {lines} fire only on steps that break a rule "
-            "(see `gapstate check`); fix the table first. Nothing written."
-        )
+        say(fit(f"rows at lines {lines} fire only on steps that break a rule (see `gapstate check`); "
+                "fix the table first"), err=True)
+        summarize(f"gapstate vectors: {spec.path}: nothing written")
         return 1
     digest = hashlib.sha256(data).hexdigest()  # the very bytes the table was parsed from
     files: dict[str, str] = {}
@@ -69,11 +69,10 @@ def vectors(outdir: str, spec_path: str | None, force: bool) -> int:
     files[MANIFEST] = to_json(suite.manifest(digest, __version__, outdir)) + "\n"
     write_folder(outdir, files, force, is_suite)
     events = sum(len(vector.trace) for vector in suite.vectors)
-    summarize(
-        f"gapstate vectors: {spec.path} -> {outdir}: {len(suite.vectors)} traces, {events} events: "
-        f"{len(suite.reachable)} reachable rows fired, {len(suite.pairs)} of {len(suite.possible_pairs)} pairs of rows, "
-        f"{len(suite.goals) - len(suite.unmet)} of {len(suite.goals)} goals, {len(suite.refusable)} invalid rows refused"
-    )
+    say(fit(f"covered: {len(suite.reachable)} reachable rows fired, {len(suite.pairs)} of {len(suite.possible_pairs)} "
+            f"pairs of rows, {len(suite.goals) - len(suite.unmet)} of {len(suite.goals)} goals, "
+            f"{len(suite.refusable)} invalid rows refused"), err=True)  # on its own line: the summary has to fit 100 columns
+    summarize(f"gapstate vectors: {spec.path} -> {outdir}: {len(suite.vectors)} traces, {events} events written")
     return 0
 
 
