@@ -55,3 +55,13 @@ def test_with_a_baseline_only_the_survivors_outside_it_are_shown_and_stale_names
 def test_input_in_the_report_is_escaped():
     text = mutate_text(_result("evil\x1b[2J\n.md").against(["X | y | - | = | z -> (deleted)\x07"]))
     assert "\x1b" not in text and "\x07" not in text and "evil\\x1b[2J\\n.md:9: survivor" in text
+
+
+def test_an_accepted_survivor_is_listed_with_the_reason_the_baseline_gives_escaped():
+    text = mutate_text(_result().against({NAME: "both start a fresh allowance\x1b[2J"}))
+    lines = text.splitlines()
+    at = lines.index("accepted in the baseline (--format json gives each one's trace):")
+    assert lines[at + 1].startswith("  spec.md:9: REQUESTED | loss_voiced")
+    assert "    why: both start a fresh allowance\\x1b[2J" in lines and "\x1b" not in text
+    unexplained = mutate_text(_result().against([NAME]))
+    assert "    why: the baseline gives no reason" in unexplained.splitlines()

@@ -54,8 +54,8 @@ def mutate(path: str | None, spec_path: str | None, baseline: str | None, save: 
     """
     from gapstate.cli.render.mutate import mutate_summary, mutate_text
     from gapstate.files.source import label, read_text
+    from gapstate.proof.mutation import baseline_text, read_baseline
     from gapstate.proof.mutation import mutate as run
-    from gapstate.proof.mutation import read_baseline
 
     if path is not None and spec_path is not None:
         raise click.UsageError("name the spec once: SPEC or --spec PATH")
@@ -74,8 +74,7 @@ def mutate(path: str | None, spec_path: str | None, baseline: str | None, save: 
     if save is not None:
         from gapstate.files.writer import write_atomically
 
-        names = "".join(f"{survivor.name}\n" for survivor in result.survivors)
-        write_atomically(save, f"# gapstate mutate: the survivors accepted\n{names}".encode(), follow_links=False)
+        write_atomically(save, baseline_text(result.survivors, accepted).encode(), follow_links=False)
     if fmt == "json":
         say_json(result.to_dict())
     else:

@@ -19,7 +19,7 @@ proof lacks a rule.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -268,6 +268,7 @@ class Survivor(NamedTuple):
     table: tuple[Any, ...]  # the table's last step on it (`observable`)
     mutant: tuple[Any, ...]  # the mutant's
     listed: bool  # in the baseline
+    reason: str = ""  # why the baseline accepts it (its line's `# ...`), when it gives one
 
 
 def step_words(seen: tuple[Any, ...]) -> str:
@@ -288,7 +289,7 @@ class MutationResult(Result):
     verdicts: tuple[Verdict, ...]
     rules: tuple[RuleKills, ...]
     survivors: tuple[Survivor, ...]
-    baseline: frozenset[str] | None = None  # the survivors accepted; None: no baseline given
+    baseline: Mapping[str, str] | None = None  # the survivors accepted, each with its reason; None: no baseline given
     unused: tuple[str, ...] = field(default=())  # baseline names that are no survivor here
 
     @property
@@ -308,12 +309,12 @@ class MutationResult(Result):
     def ok(self) -> bool:
         return not self.new
 
-    def against(self, baseline: Iterable[str]) -> MutationResult:
-        """This result with `baseline` the survivors accepted: each survivor marked listed or not, and the
-        names it lists that are no survivor here."""
-        accepted = frozenset(baseline)
-        survivors = tuple(s._replace(listed=s.name in accepted) for s in self.survivors)
-        unused = tuple(sorted(accepted - {s.name for s in survivors}))
+    def against(self, baseline: Mapping[str, str] | Iterable[str]) -> MutationResult:
+        """This result with `baseline` the survivors accepted (names, or names with their reasons): each
+        survivor marked listed or not, with its reason, and the names it lists that are no survivor here."""
+        accepted = dict(baseline) if isinstance(baseline, Mapping) else dict.fromkeys(baseline, "")
+        survivors = tuple(s._replace(listed=s.name in accepted, reason=accepted.get(s.name, "")) for s in self.survivors)
+        unused = tuple(sorted(accepted.keys() - {s.name for s in survivors}))
         return replace(self, survivors=survivors, baseline=accepted, unused=unused)
 
     def idle(self) -> list[str]:
@@ -330,7 +331,8 @@ class MutationResult(Result):
             "rules": [{"rule": r.rule, "kills": r.kills, "alone": r.alone} for r in self.rules],
             "survivors": [
                 {"mutant": s.name, "kind": s.kind, "line": s.line, "trace": list(s.trace),
-                 "table": step_words(s.table), "mutated": step_words(s.mutant), "baseline": s.listed}
+                 "table": step_words(s.table), "mutated": step_words(s.mutant), "baseline": s.listed,
+                 "reason": s.reason or None}
                 for s in self.survivors
             ],
             "unused_baseline": list(self.unused),
@@ -353,21 +355,33 @@ def rule_kills(verdicts: Sequence[Verdict]) -> tuple[RuleKills, ...]:
     return tuple(RuleKills(name, kills_of[name], alone[name]) for name in names)
 
 
-def read_baseline(text: str, name: str) -> frozenset[str]:
-    """The survivors a baseline file accepts: one mutant name a line, as `mutate` writes them.
+def read_baseline(text: str, name: str) -> dict[str, str]:
+    """The survivors a baseline file accepts, each with the reason its line gives: one mutant a line, as
+    `mutate` writes them.
 
     A name is `ROW -> CHANGE`: the row (`STATE | EVENT | GUARDS | NEXT |
     ACTIONS`), then the row as it became, `(deleted)` or `(duplicated)`.
     Spaces around the fields do not matter; a blank line or one starting
-    with `#` is skipped. GapstateError at the first line that is no name.
+    with `#` is skipped, and a `#` after the name starts the reason (no
+    name holds one). GapstateError at the first line that is no name.
     """
-    names = set()
+    names: dict[str, str] = {}
     for number, line in enumerate(text.split("\n"), 1):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
-        names.add(_baseline_name(line, name, number))
-    return frozenset(names)
+        written, _, reason = line.partition("#")
+        names[_baseline_name(written, name, number)] = reason.strip()
+    return names
+
+
+def baseline_text(survivors: Iterable[Survivor], reasons: Mapping[str, str] | None = None) -> str:
+    """A baseline accepting `survivors`, each with its reason from `reasons` (a baseline read before) when it has one."""
+    lines = []
+    for survivor in survivors:
+        reason = (reasons or {}).get(survivor.name) or survivor.reason
+        lines.append(f"{survivor.name}  # {reason}\n" if reason else f"{survivor.name}\n")
+    return "# gapstate mutate: the survivors accepted\n" + "".join(lines)
 
 
 def _baseline_name(line: str, name: str, number: int) -> str:

@@ -40,6 +40,12 @@ def mutate_text(result: MutationResult) -> str:
                      for name in result.unused)
     for survivor in shown:
         lines.extend(_survivor_lines(spec, survivor, step_words))
+    accepted = [s for s in result.survivors if s.listed]
+    if accepted:
+        lines.append("accepted in the baseline (--format json gives each one's trace):")
+        for survivor in accepted:
+            lines.append(f"  {spec}:{survivor.line}: {escape(survivor.name)}")
+            lines.append(f"    why: {escape(survivor.reason)}" if survivor.reason else "    why: the baseline gives no reason")
     # within the width, but a trace's events whole (they are JSON Lines to paste into a file)
     return "\n".join(part for line in lines for part in ([line] if line.startswith("    {") else wrap(line)))
 
