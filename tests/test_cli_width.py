@@ -13,7 +13,9 @@ import shutil
 
 import pytest
 
-from gapstate.words import WIDTH, wrap
+from gapstate.conformance.vectors import build
+from gapstate.table.load import parse_spec
+from gapstate.words import WIDTH, trace_lines, wrap
 
 from .support import DATA, REPORT_EXAMPLE, ROOT, SPEC_TEXT, run, unwrapped, variant
 
@@ -27,6 +29,10 @@ def repository(tmp_path_factory):
     (top / "spec" / "gap-state.md").write_text(SPEC_TEXT, encoding="utf-8")
     shutil.copy(DATA / "defective.md", top / "defective.md")
     (top / "written-off.md").write_text(variant(*WRITTEN_OFF), encoding="utf-8")
+    (top / "new.md").write_text(SPEC_TEXT.replace(DEFERS[0], DEFERS[1]), encoding="utf-8")
+    (top / "recorded").mkdir()  # the bundled table's conformance vectors, as a team's recorded sessions
+    for vector in build(parse_spec(SPEC_TEXT, "spec.md")).vectors:
+        (top / "recorded" / f"{vector.name}.jsonl").write_text("\n".join(trace_lines(vector.trace)) + "\n", encoding="utf-8")
     (top / "report.json").write_text(REPORT_EXAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
     (top / "repeat-2.json").write_text(_docs_block("docs/classify.md", "json file=repeat-2.json"), encoding="utf-8")
     (top / "trace.jsonl").write_text("\n".join(TRACE) + "\n", encoding="utf-8")
@@ -45,6 +51,10 @@ TRACE = [  # a guard decided by an id and one by speech_start
 WRITTEN_OFF = ("DUE | floor_released | !busy,!budget_left | CLEAR | unrepaired_budget",
                "DUE | floor_released | !busy,!budget_left | CLEAR | noop")
 SPEC = ("--spec", "spec/gap-state.md")
+# docs/diff.md's change for --traces: a busy release with the budget spent now writes the gap off
+DEFERS = ("OPEN | floor_released | busy | DUE | defer_no_interrupt\n",
+          "OPEN | floor_released | busy,budget_left | DUE | defer_no_interrupt\n"
+          "OPEN | floor_released | busy,!budget_left | CLEAR | unrepaired_budget\n")
 
 
 def _docs_block(page: str, info: str) -> str:
@@ -66,6 +76,7 @@ CASES = {
     "replay --summary, the bundled fallback": ("replay", "--summary", "stops.jsonl"),
     "coverage, of traces that fire few rows and one that stops": ("coverage", *SPEC, "trace.jsonl", "stops.jsonl"),
     "vectors": ("vectors", *SPEC, "suite"),
+    "diff --traces": ("diff", "spec/gap-state.md", "new.md", "--traces", "recorded", "stops.jsonl", "--jobs", "1"),
     "classify": ("classify", "report.json"),
     "classify, repeats with an overflow and unmet conditions": ("classify", "report.json", "repeat-2.json", "report.json"),
     "fuzz, a failure with the rows and goals never met": ("fuzz", "--spec", "written-off.md", "--seed", "1"),

@@ -16,7 +16,7 @@ from gapstate.review.sessions import replay_sessions
 from gapstate.table.load import parse_spec
 from gapstate.table.vocabulary import STATES
 
-from .support import SPEC_TEXT, line_of, run, slow_but, variant
+from .support import SPEC_TEXT, line_of, run, slow_but, unwrapped, variant
 from .test_review_diff import ROWS, with_rows
 
 SPEC = parse_spec(SPEC_TEXT, "old.md")
@@ -230,7 +230,7 @@ def test_text_is_a_summary_a_line_per_group_with_its_example_and_the_untested_ch
     assert f"recorded sessions: {len(result.affected)} of {result.read} behave differently ({result.events} events read)" in text
     group = result.groups[0]
     line = next(n for n, said in enumerate(text) if said.lstrip().startswith(f"{group.traces} sessions  {group.state} | {group.event} |"))
-    assert f"e.g. {group.example.trace}, the " in text[line + 1]
+    assert f"e.g. {group.example.trace}, the " in unwrapped("\n".join(text[line:]))[0]  # after the steps, on one line or more
     assert said.stderr.splitlines()[-1].endswith(f"; {len(result.affected)} of {result.read} recorded sessions behave differently")
     if result.unreached:
         assert any(said.startswith("untested by recorded traffic: ") for said in text)

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from gapstate.cli.render import nth, plural
+from gapstate.words import WIDTH, wrap
 
 if TYPE_CHECKING:
     from gapstate.review.diff import DiffResult
@@ -31,13 +32,29 @@ def _outcome_words(outcome: Any, side: str) -> str:
     return f"{side} line {outcome.line}: {outcome.next} | {','.join(outcome.actions)}"
 
 
+def _old_to_new(head: str, old: str, new: str, indent: str) -> list[str]:
+    """`head old -> new` on one line when it fits 100 columns; else broken before `-> new`, then after
+    `head`, each piece going on at `indent` (and wrapped, should one alone not fit), as a diff reads."""
+    if len(whole := f"{head} {old} -> {new}") <= WIDTH:
+        return [whole]
+    if len(first := f"{head} {old}") <= WIDTH:
+        pieces = [first, f"{indent}-> {new}"]
+    elif len(rest := f"{indent}{old} -> {new}") <= WIDTH:
+        pieces = [head, rest]
+    else:
+        pieces = [head, indent + old, f"{indent}-> {new}"]
+    return [part for piece in pieces for part in wrap(piece)]
+
+
 def change_lines(change: Any) -> list[str]:
     """One change as diff's text shows it: a behaviour change's head and a line per case, else one line."""
     kind = change.kind
     if kind == "behaviour":
         return [f"behaviour: {change.state} | {change.event}"] + [
-            f"    {when_text(case.valuations)}: {_outcome_words(case.old, 'old')} -> {_outcome_words(case.new, 'new')}"
+            line
             for case in change.cases
+            for line in _old_to_new(f"    {when_text(case.valuations)}:", _outcome_words(case.old, "old"),
+                                    _outcome_words(case.new, "new"), " " * 8)
         ]
     if kind in ("name_added", "name_removed"):
         side = "new" if kind == "name_added" else "old"
@@ -95,17 +112,18 @@ def sessions_lines(sessions: Any) -> Iterator[str]:
     for group in sessions.groups:
         example = group.example
         guards = ",".join(group.guards) or "-"
-        yield (
-            f"  {group.traces:>{width}} {'session ' if group.traces == 1 else 'sessions'}  {group.state} | {group.event} | {guards}: "
-            f"{_step_words(example.old, 'old')} -> {_step_words(example.new, 'new')}"
+        under = " " * (width + 13)  # the column of the group's valuation
+        yield from _old_to_new(
+            f"  {group.traces:>{width}} {'session ' if group.traces == 1 else 'sessions'}  {group.state} | {group.event} | {guards}:",
+            _step_words(example.old, "old"), _step_words(example.new, "new"), under,
         )
-        yield f"  {'':>{width}}           e.g. {escape(example.trace)}, the {nth(example.index)} event"
+        yield from wrap(f"{under}e.g. {escape(example.trace)}, the {nth(example.index)} event")
     if sessions.unreached:
-        yield f"untested by recorded traffic: no recorded session reaches {plural(len(sessions.unreached), 'changed valuation')}:"
+        yield from wrap(f"untested by recorded traffic: no recorded session reaches {plural(len(sessions.unreached), 'changed valuation')}:")
         cases: dict[tuple[str, str, int | None, int | None], list[Any]] = {}
         for change in sessions.unreached:
             cases.setdefault((change.state, change.event, change.old_row, change.new_row), []).append(change.valuation)
         for (state, event, old_row, new_row), valuations in cases.items():
             was = f"old line {old_row}" if old_row is not None else "no row (old)"
             now = f"new line {new_row}" if new_row is not None else "no row (new)"
-            yield f"  {state} | {event} {when_text(valuations)}: {was} -> {now}"
+            yield from wrap(f"  {state} | {event} {when_text(valuations)}: {was} -> {now}")
