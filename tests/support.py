@@ -6,6 +6,7 @@ import ast
 import functools
 import json
 import os
+import re
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -83,16 +84,29 @@ def assert_findings(text: str, *expected: str) -> None:
 def unwrapped(text: str) -> list[str]:
     """`text`'s lines with the lines wrapped to the width of text output joined again: a line that starts
     with four spaces more than the first line of its item continues it (gapstate.words.wrap), unless it
-    is an event of a trace (`{...}`) or a quoted spec line (`  12 | ...`)."""
+    is an event of a trace (a whole `{...}`: a wrapped JSON value can go on with a piece of one) or a
+    quoted spec line (`  12 | ...`)."""
     out: list[str] = []
     for line in text.splitlines():
         lead = len(line) - len(line.lstrip(" "))
-        own = line.lstrip().startswith(("{", "| ")) or line.lstrip().split(" ", 1)[0].isdigit()
+        own = _event(line.lstrip()) or line.lstrip().startswith("| ") or _QUOTED_LINE.match(line.lstrip()) is not None
         if out and not own and lead >= 4 and line.startswith(" " * (len(out[-1][1]) + 4)):
             out[-1] = (out[-1][0] + " " + line.strip(), out[-1][1])
         else:
             out.append((line, line[:lead]))
     return [line for line, _ in out]
+
+
+_QUOTED_LINE = re.compile(r"\d+ \|")  # `174 | @unreachable ...`, the gutter of a quoted spec line
+
+
+def _event(line: str) -> bool:
+    if not line.startswith("{"):
+        return False
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
 
 
 def write_trace(tmp_path: Path, *lines: str) -> Path:

@@ -26,7 +26,7 @@ def test_a_replayed_trace_runs_alone_and_its_shrunk_divergence_saved_replays_to_
     first = run("conform", "--replay", given, "--save", str(saved), "--", *NEVER_OPENS)
     assert first.exit_code == 1
     assert ": seed 0: 1 vector, " in first.stderr.splitlines()[-1] and first.stderr.endswith(": diverges\n")
-    assert f"saved to {saved}: `gapstate conform --replay {saved} -- ...` runs it again" in first.stdout
+    assert f"saved to {saved}: `gapstate conform --replay {saved} -- ...` runs it again" in "\n".join(unwrapped(first.stdout))
     shrunk = [json.loads(line) for line in saved.read_text(encoding="utf-8").splitlines()]
     assert shrunk == [{"event": "loss_voiced", "t": 0, "id": "iv-1"}]
     again = run("conform", "--replay", str(saved), "--format", "json", "--", *NEVER_OPENS)
@@ -74,6 +74,6 @@ def test_the_command_that_replays_a_saved_divergence_quotes_its_path_for_the_she
     assert result.exit_code == 1 and saved.exists()
     import shlex
 
-    [line] = [line for line in result.stdout.splitlines() if "runs it again" in line]
+    [line] = [line for line in unwrapped(result.stdout) if "runs it again" in line]
     pasted = line.split("`")[1]
     assert shlex.split(pasted)[:3] == ["gapstate", "conform", "--replay"] and shlex.split(pasted)[3] == str(saved)

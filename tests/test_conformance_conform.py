@@ -14,7 +14,7 @@ from gapstate.cli import main
 from gapstate.conformance import vectors
 from gapstate.conformance.answers import differences, protocol_problem, wire
 
-from .support import ROOM_LOOP, ROOT, room_loop_module, slow_but
+from .support import ROOM_LOOP, ROOT, room_loop_module, slow_but, unwrapped
 
 room_loop = room_loop_module()
 STEP = {"state": "OPEN", "actions": ["open_gap", "preserve_debt"], "counters": {"session_requests": 0, "episode_attempts": 0}, "debt_owed": True}
@@ -159,8 +159,8 @@ def test_with_examples_0_the_counts_name_the_vectors_and_the_shrink_attempts_and
     assert not result.ok and result.divergence.source != "generated"
     assert result.traces == 0 and result.shrinks > 0 and result.vectors >= 1
     summary = gapstate.conform_report(result).splitlines()[-1]
-    assert f"{result.vectors} vector" in summary and ", 0 generated traces, " in summary
-    assert f", {result.shrinks} shrink attempts, " in summary
+    assert f"{result.vectors} vector" in summary and " trace" not in summary  # no generated trace, so not named
+    assert f", {result.shrinks} shrinks, " in summary
 
 
 def test_the_actual_answer_is_the_implementations_own():
@@ -237,7 +237,7 @@ def test_the_command_prints_a_shrunk_trace_that_pastes_into_replay(tmp_path, bus
     path = tmp_path / "found.jsonl"
     path.write_text("\n".join(trace) + "\n", encoding="utf-8")
     replayed = CliRunner().invoke(main, ["replay", "--format", "json", str(path)])
-    expected = json.loads(next(line for line in lines if line.startswith("  expected: "))[12:])
+    expected = json.loads(next(line for line in unwrapped(result.stdout) if line.startswith("  expected: "))[12:])
     assert json.loads(replayed.stdout)["steps"][-1]["to"] == expected["state"]
 
 
@@ -436,5 +436,5 @@ def test_whatever_an_implementation_answers_conform_and_its_report_raise_only_th
         said = error.message
     else:
         assert not result.ok
-        said = gapstate.conform_report(result)
+        said = "\n".join(unwrapped(gapstate.conform_report(result)))  # its long lines joined back
     assert words in said
