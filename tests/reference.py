@@ -23,6 +23,7 @@ from gapstate.table.vocabulary import (
     COMMITS,
     EVENTS,
     GUARDS,
+    INVALID,
     PAYLOADS,
     SEEN,
     Config,
@@ -51,8 +52,11 @@ def step(table: Table, before: Config, event: str, choice: bool = False) -> Outc
         return Outcome(Status.UNMATCHED, before, None, (), (), (), False)
     row = matching[0]
     named = tuple((name, guards[name]) for name in dict.fromkeys(lit.guard for lit in row.guards))  # as the row writes them
-    if row.invalid:
-        return Outcome(Status.REFUSED, before, row, named, row.actions, (), False)
+    assert table.initial is not None, "a table with no initial state is refused when it is loaded"
+    if row.invalid:  # only the rules about refusals read a refused step, which changes nothing
+        refusal = Transition(before, mid, before, event, guards, row.actions, table.initial, caps)
+        refused = tuple(rule.id for rule in RULES if INVALID in rule.on and rule.broken(refusal))
+        return Outcome(Status.REFUSED, before, row, named, row.actions, refused, False)
     after = mid._replace(**EVENTS[event].then)
     for name in row.actions:
         does = action(name)

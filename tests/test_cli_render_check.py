@@ -22,8 +22,8 @@ def test_a_root_finding_quotes_its_line_shows_its_trace_and_lists_what_follows_f
     assert lines[at].endswith(f"{DEFECTIVE}:196:1: rule: send-while-busy: sends a request while the interviewer is busy (shortest trace: 3 events)")
     assert lines[at + 1:at + 3] == ["  196 | OPEN | floor_released | busy | SENDING | send_request", "      | ^"]
     assert lines[at + 3] == '    {"event": "loss_voiced", "t": 100, "id": "iv-1"}'  # the trace, paste-ready
-    assert lines[at + 6] == "  3 findings follow from it:"
-    following = lines[at + 7:at + 10]
+    assert lines[at + 6] == "  4 findings follow from it:"  # busy-release-not-due on the same step among them
+    following = lines[at + 7:at + 11]
     assert all(line.startswith(f"    {ROOT / DEFECTIVE}:") for line in following)
     assert not any(line.lstrip().startswith("|") for line in following)  # the root is what to fix: no quote
 
@@ -51,7 +51,7 @@ def test_when_the_proof_did_not_run_the_verdict_says_what_was_read_and_why():
 
 
 def test_the_verdict_counts_roots_and_what_follows_from_them():
-    assert ": 6 findings: 3 to fix, 3 follow from them (" in check_verdict(_checked(ROOT / DEFECTIVE))
+    assert ": 7 findings: 3 to fix, 4 follow from them (" in check_verdict(_checked(ROOT / DEFECTIVE))
 
 
 def test_the_summary_of_several_specs_counts_each_outcome_and_escapes_a_single_spec_s_name():

@@ -25,7 +25,8 @@ def test_a_failure_comes_first_with_its_shrunk_trace_ready_for_replay():
     result = _failed()
     lines = unwrapped(fuzz_text(result))
     assert lines[0] == ("rule at event 3 of 3: row at line 195 breaks send-while-busy: "
-                        "sends a request while the interviewer is busy")
+                        "sends a request while the interviewer is busy; busy-release-not-due: keeps a gap on a release "
+                        "while the interviewer is busy without waiting in DUE (defer_no_interrupt)")
     assert lines[1] == "shrunk trace (3 events), for `gapstate replay`:"
     assert [json.loads(line) for line in lines[2:5]] == list(result.counterexample.trace)
     assert lines[5].startswith("coverage: the traces fired ") and lines[5].endswith(f" of {len(result.reachable)} reachable rows")

@@ -35,7 +35,7 @@ def stale(tmp_path):
     """The bundled spec with a row changed and its diagram left as it was."""
     path = tmp_path / "gap-state.md"
     path.write_bytes(
-        SPEC_TEXT.replace("DUE | candidate_start | - | OPEN | supersede", "DUE | candidate_start | - | OPEN | supersede,keep_debt").encode()
+        SPEC_TEXT.replace("REQUESTED | loss_voiced | !dup | OPEN | reopen_gap", "REQUESTED | loss_voiced | !dup | OPEN | open_gap").encode()
     )
     return path
 
@@ -60,7 +60,7 @@ def test_check_fix_redraws_a_stale_diagram_says_so_and_reports_what_is_left(stal
     result = run("check", "--fix", str(stale))
     assert result.exit_code == 0, result.output
     assert f"gapstate check --fix: {stale}: diagram updated" in result.stderr
-    assert b"supersede, keep_debt" in stale.read_bytes()
+    assert b"loss_voiced [!dup] / open_gap" in stale.read_bytes()
     assert run("check", str(stale)).exit_code == 0
     again = run("check", "--fix", str(stale))  # nothing left to mend: the file is not touched
     assert again.exit_code == 0 and "diagram" not in again.stderr
@@ -75,7 +75,7 @@ def test_update_mends_the_block_and_touches_nothing_else(stale):
     start = before.index(b"```mermaid\n") + len(b"```mermaid\n")
     assert after[:start] == before[:start]
     assert after[after.index(b"\n```\n", start) :] == before[before.index(b"\n```\n", start) :]
-    assert b"supersede, keep_debt" in after[start:]
+    assert b"loss_voiced [!dup] / open_gap" in after[start:]
     assert list(stale.parent.iterdir()) == [stale], "no temporary file is left behind"
 
 
@@ -165,7 +165,10 @@ def test_witness_bound_exits_1_with_the_loop_when_the_table_sets_no_bound(tmp_pa
     result = run("witness", "--bound", "sends_per_gap", "--spec", str(spec), "--format", "json")
     document = json.loads(result.stdout)
     assert result.exit_code == 1 and document["ok"] is False and document["value"] is None
-    assert document["bound"] == "sends_per_gap" and gapstate.replay(str(spec), document["trace"]).ok
+    assert document["bound"] == "sends_per_gap"
+    # the run goes through the failed send that starts a fresh allowance, the rule the loop follows from
+    error = gapstate.replay(str(spec), document["trace"]).error
+    assert error is not None and error.kind == "rule" and "allowance-outside-episode-start" in error.message
 
 
 @pytest.mark.parametrize("args", [[], ["12", "--bound", "sends_per_gap"], ["--bound", "sends"]])

@@ -46,8 +46,8 @@ def test_vectors_and_replay_together_are_refused_before_the_implementation_start
 
 def test_the_vectors_summary_counts_what_was_written(tmp_path):
     spec = tmp_path / "one-state.md"  # a table of one state, planned in a blink
-    rows = [f"CLEAR | {e} | - | = | noop" for e in ("loss_silent", "sdk_unknown", "busy_start", "busy_end", "candidate_start",
-                                                   "floor_released", "evidence_turn", "session_end")]
+    rows = ["CLEAR | loss_silent | - | = | note_trim", "CLEAR | sdk_unknown | - | = | note_unknown"]
+    rows += [f"CLEAR | {e} | - | = | noop" for e in ("busy_start", "busy_end", "candidate_start", "floor_released", "evidence_turn", "session_end")]
     rows += [f"CLEAR | {e} | - | = | invalid" for e in ("loss_voiced", "send_ok", "send_failed", "request_undelivered")]
     spec.write_text(table(*rows), encoding="utf-8")
     out = tmp_path / "suite"

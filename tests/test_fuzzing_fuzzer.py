@@ -113,7 +113,8 @@ def test_a_failed_coverage_gate_is_not_ok_and_says_so():
 
 
 def test_require_coverage_passes_when_every_reachable_row_fired(tmp_path):
-    rows = [f"CLEAR | {e} | - | = | noop" for e in ("loss_silent", "sdk_unknown", "busy_start", "busy_end", "candidate_start", "floor_released", "evidence_turn", "session_end")]
+    rows = ["CLEAR | loss_silent | - | = | note_trim", "CLEAR | sdk_unknown | - | = | note_unknown"]
+    rows += [f"CLEAR | {e} | - | = | noop" for e in ("busy_start", "busy_end", "candidate_start", "floor_released", "evidence_turn", "session_end")]
     # a voiced loss must open a gap, which this one-state table has not: it refuses one
     rows += [f"CLEAR | {e} | - | = | invalid" for e in ("loss_voiced", "send_ok", "send_failed", "request_undelivered")]
     # every row has fired after 4 traces at this seed: 20 leave room

@@ -586,10 +586,10 @@ def test_a_table_that_cannot_be_stepped_is_unusable_input():
 
 
 def test_evidence_must_follow_an_unseen_loss_that_arrived_after_the_commit():
-    # With a table where a loss in REQUESTED merges instead of reopening, the
-    # last unseen loss can come after the commit: speech must follow it too.
+    # With a table where a loss in REQUESTED keeps the request standing instead of
+    # reopening, the last unseen loss can come after the commit: speech must follow it too.
     spec = gapstate.load_spec(
-        variant("REQUESTED | loss_voiced | !dup | OPEN | reopen_gap", "REQUESTED | loss_voiced | !dup | = | merge_gap")
+        variant("REQUESTED | loss_voiced | !dup | OPEN | reopen_gap", "REQUESTED | loss_voiced | !dup | = | noop")
     )
     trace = COMMITTED + ["loss_voiced iv-2 @500"]
     early = ok(run(*trace, "evidence_turn speech=400 @600", spec=spec))

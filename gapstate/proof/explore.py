@@ -195,6 +195,9 @@ def step_classes(machine: Machine, packing: Packing, initial: int, inherited: In
                 outcome = machine.step_once(config, event, choice)
                 if outcome.status is not Status.OK:
                     refusing.append(Refusal(stimuli[event, choice], outcome.row.line if outcome.row is not None else None))
+                    if outcome.broken:  # a refusal that breaks a rule: no move, but a breach at its row
+                        assert outcome.row is not None
+                        breaking.extend((rule, outcome.row.line, event, choice) for rule in outcome.broken)
                     continue
                 assert outcome.row is not None  # a step that is OK fired a row
                 line = outcome.row.line

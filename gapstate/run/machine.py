@@ -208,8 +208,10 @@ class Machine:
             return Outcome(Status.UNMATCHED, before, None, (), (), (), False)
         row = compiled.row
         named = tuple([(n, values[n]) for n in compiled.named])
-        if row.invalid:
-            return Outcome(Status.REFUSED, before, row, named, row.actions, (), False)
+        if row.invalid:  # a refused step changes nothing; only the rules about refusals read it
+            refusal = Transition(before, mid, before, event, values, row.actions, self.initial_state, caps)
+            broken = tuple([rule.id for rule in compiled.rules if rule.broken(refusal)])
+            return Outcome(Status.REFUSED, before, row, named, row.actions, broken, False)
         for index, value in _EVENT_THEN[event]:
             fields[index] = value
         for index, add, value in compiled.effects:

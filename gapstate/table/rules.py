@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from gapstate.table.vocabulary import ACTIONS, COMMITS, COUNTERS, ENDINGS, INVALID, WRITE_OFFS, Config
+from gapstate.table.vocabulary import ACTIONS, COMMITS, COUNTERS, ENDINGS, INVALID, SESSION_END, WRITE_OFFS, Config
 
 
 class Transition(NamedTuple):
@@ -52,6 +52,7 @@ class Rule(NamedTuple):
         return not self.on or event in self.on or not self.on.isdisjoint(actions)
 
 
+FRESH = frozenset(name for name, a in ACTIONS.items() if a.sets.get("episode_attempts") == 0)
 COUNTING = frozenset(name for name, a in ACTIONS.items() if a.add)
 SEND = frozenset({"send_request"})
 # The seed: the request is sent when the candidate releases the floor, and a
@@ -60,6 +61,49 @@ SEND_EVENTS = frozenset({"floor_released", "busy_end"})
 SEND_RESULTS = frozenset({"send_ok", "send_failed"})
 # An attempt ends without a commit: the send fails, or the committed request goes undelivered.
 ATTEMPT_FAILURES = frozenset({"send_failed", "request_undelivered"})
+
+
+# The events a refusal (`invalid`) may mark, and what must be missing for them to be unable to occur:
+# a send's result with no send in flight, an undelivered request with none standing. Every other
+# event is one the room produces, so refusing it would refuse a recorded session.
+REFUSABLE = {"send_ok": "in_flight", "send_failed": "in_flight", "request_undelivered": "standing"}
+# The Evidence table's notices and the label each is recorded as (a repeated voiced notice: note_dup).
+NOTICES = {"loss_silent": "note_trim", "sdk_unknown": "note_unknown"}
+DUP_NOTE = "note_dup"
+NOTES = frozenset({*NOTICES.values(), DUP_NOTE})
+# The events on which candidate speech supersedes a pending request (the prose: speech before the
+# send, and a send that fails or a request that goes undelivered while the candidate is talking).
+SUPERSEDING = frozenset({"candidate_start", "send_failed", "request_undelivered"})
+# The states of a released gap: waiting to send, sending, or committed.
+RELEASED = frozenset({"DUE", "SENDING", "REQUESTED"})
+# The states in which a release is what the gap waits for.
+WAITING = frozenset({"OPEN", "DUE"})
+
+
+def _fresh_loss(t: Transition) -> bool:
+    return t.event == "loss_voiced" and not t.guards["dup"]
+
+
+def _episode_starts_here(t: Transition) -> bool:
+    """The step is one where an episode starts: a fresh loss with no gap or past a commit, or a late loss's commit."""
+    fresh = _fresh_loss(t) and (t.before.state == t.initial or t.before.standing)
+    return fresh or (t.event == "send_ok" and t.guards["late_loss"])
+
+
+def _refused_wrongly(t: Transition) -> bool:
+    if INVALID not in t.actions:
+        return False
+    missing = REFUSABLE.get(t.event)
+    return missing is None or bool(getattr(t.before, missing))
+
+
+def _mislabelled(t: Transition) -> bool:
+    """An Evidence-table notice recorded as other than its label, or one of those labels on another event."""
+    dup_loss = t.event == "loss_voiced" and t.guards["dup"]
+    due = NOTICES.get(t.event) or (DUP_NOTE if dup_loss else None)
+    if due is not None and due not in t.actions:
+        return True
+    return any(note != due for note in NOTES.intersection(t.actions))
 
 
 def _leaves_gap(t: Transition) -> bool:
@@ -253,5 +297,123 @@ RULES: tuple[Rule, ...] = (
         "commits a send with no late loss and does not await evidence with the request standing",
         lambda t: t.event == "send_ok" and not t.guards["late_loss"] and not t.after.standing,
         frozenset({"send_ok"}),
+    ),
+    # What can be refused (checked on refused steps only: `on` names INVALID).
+    Rule(
+        "possible-event-refused",
+        "refuses (invalid) an event that can happen here; only a send's result with no send in flight "
+        "and request_undelivered with no committed request standing cannot occur",
+        _refused_wrongly,
+        frozenset({INVALID}),
+    ),
+    # The Evidence table's meanings.
+    Rule(
+        "evidence-mislabelled",
+        "records an Evidence-table notice as other than what it means (loss_silent: note_trim, "
+        "sdk_unknown: note_unknown, a repeated loss_voiced: note_dup), or one of those labels on another event",
+        _mislabelled,
+        frozenset({"loss_silent", "sdk_unknown", "loss_voiced", *NOTES}),
+    ),
+    # What each action label means, and where it may stand.
+    Rule(
+        "noop-moves",
+        "changes state on a step it calls noop; noop means nothing happens",
+        lambda t: "noop" in t.actions and t.after.state != t.before.state,
+        frozenset({"noop"}),
+    ),
+    Rule(
+        "supersede-without-speech",
+        "supersedes a pending request other than on candidate speech taking a released gap back to OPEN",
+        lambda t: "supersede" in t.actions
+        and not (t.mid.candidate_active and t.before.state in RELEASED and t.after.state == "OPEN"),
+        frozenset({"supersede"}),
+    ),
+    Rule(
+        "speech-not-superseding",
+        "takes a released gap back to OPEN on candidate speech (or a failed send or undelivered request "
+        "while the candidate talks) without supersede",
+        lambda t: t.event in SUPERSEDING and t.mid.candidate_active and t.before.state in RELEASED
+        and t.after.state == "OPEN" and "supersede" not in t.actions,
+        SUPERSEDING,
+    ),
+    Rule(
+        "released-gap-back-to-open",
+        "takes a released gap (DUE, SENDING, REQUESTED) back to OPEN, waiting for a release, with no candidate "
+        "speech and no fresh loss",
+        lambda t: t.before.state in RELEASED and t.after.state == "OPEN" and not t.mid.candidate_active
+        and not _fresh_loss(t) and not _episode_starts_here(t),
+    ),
+    Rule(
+        "defer-while-idle",
+        "defers (defer_no_interrupt) other than on a release while the interviewer is busy",
+        lambda t: "defer_no_interrupt" in t.actions and not (t.event == "floor_released" and t.mid.busy),
+        frozenset({"defer_no_interrupt"}),
+        frozenset({"busy"}),
+    ),
+    Rule(
+        "busy-release-not-due",
+        "keeps a gap on a release while the interviewer is busy without waiting in DUE (defer_no_interrupt)",
+        lambda t: t.event == "floor_released" and t.mid.busy and t.before.state in WAITING
+        and t.after.state != t.initial and (t.after.state != "DUE" or "defer_no_interrupt" not in t.actions),
+        frozenset({"floor_released"}),
+        frozenset({"!busy"}),
+    ),
+    Rule(
+        "mark-late-outside-send",
+        "marks a loss late (mark_late) other than a voiced loss with an unseen id while a send is in flight",
+        lambda t: "mark_late" in t.actions and not (_fresh_loss(t) and t.mid.in_flight),
+        frozenset({"mark_late"}),
+    ),
+    Rule(
+        "merge-outside-episode",
+        "merges (merge_gap) other than a voiced loss with an unseen id into an open episode with no request standing",
+        lambda t: "merge_gap" in t.actions
+        and not (_fresh_loss(t) and t.before.state != t.initial and not t.before.standing),
+        frozenset({"merge_gap"}),
+    ),
+    Rule(
+        "fresh-loss-not-merged",
+        "does not merge (merge_gap) a voiced loss with an unseen id into the open episode",
+        lambda t: _fresh_loss(t) and t.before.state != t.initial and not t.before.standing
+        and "merge_gap" not in t.actions,
+        frozenset({"loss_voiced"}),
+    ),
+    Rule(
+        "allowance-outside-episode-start",
+        "starts a fresh allowance (open_gap, reopen_gap) where no episode opens or reopens",
+        lambda t: bool(FRESH.intersection(t.actions)) and not _episode_starts_here(t),
+        FRESH,
+    ),
+    Rule(
+        "preserve-debt-outside-opening",
+        "preserves the debt (preserve_debt) other than where a gap opens",
+        lambda t: "preserve_debt" in t.actions and not (_fresh_loss(t) and t.before.state == t.initial),
+        frozenset({"preserve_debt"}),
+    ),
+    Rule(
+        "keep-debt-off-failed-send",
+        "keeps the debt (keep_debt) other than on a failed send that keeps the gap",
+        lambda t: "keep_debt" in t.actions and not (t.event == "send_failed" and t.after.state != t.initial),
+        frozenset({"keep_debt"}),
+    ),
+    Rule(
+        "keep-budget-spent-off-undelivered",
+        "keeps the budget spent (keep_budget_spent) other than on an undelivered request that keeps the gap",
+        lambda t: "keep_budget_spent" in t.actions
+        and not (t.event == "request_undelivered" and t.after.state != t.initial),
+        frozenset({"keep_budget_spent"}),
+    ),
+    Rule(
+        "undelivered-budget-unnamed",
+        "returns an undelivered request's gap without naming its spent request (keep_budget_spent)",
+        lambda t: t.event == "request_undelivered" and t.after.state != t.initial and not t.after.ended
+        and "keep_budget_spent" not in t.actions,
+        frozenset({"request_undelivered"}),
+    ),
+    Rule(
+        "unsettled-before-end",
+        "names a gap end_unsettled other than at session_end",
+        lambda t: "end_unsettled" in t.actions and t.event != SESSION_END,
+        frozenset({"end_unsettled"}),
     ),
 )
