@@ -13,7 +13,7 @@ def test_gen_python_writes_a_stamped_module_and_says_so(tmp_path):
     out = tmp_path / "decider.py"
     result = run("gen", "python", str(out), "--spec", str(SPEC_PATH))
     assert result.exit_code == 0, result.output
-    assert "python decider written to" in result.stderr and "67 rows" in result.stderr
+    assert "decider.py: python decider, 67 rows (spec sha256 " in result.stderr
     text = out.read_text(encoding="utf-8")
     assert "gapstate-generated: target=python" in text and f"--spec {SPEC_PATH}" in text
 

@@ -34,6 +34,10 @@ def repository(tmp_path_factory):
     (top / "recorded").mkdir()  # the bundled table's conformance vectors, as a team's recorded sessions
     for vector in build(parse_spec(SPEC_TEXT, "spec.md")).vectors:
         (top / "recorded" / f"{vector.name}.jsonl").write_text("\n".join(trace_lines(vector.trace)) + "\n", encoding="utf-8")
+    assert run("gen", "python", str(top / "decider.py"), "--spec", str(top / "spec" / "gap-state.md")).exit_code == 0
+    decider = (top / "decider.py").read_text(encoding="utf-8")  # and one that counts an attempt it did not make:
+    assert decider.count(MISCOUNTS[0]) == 1
+    (top / "edited.py").write_text(decider.replace(*MISCOUNTS), encoding="utf-8")
     (top / "report.json").write_text(REPORT_EXAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
     (top / "repeat-2.json").write_text(_docs_block("docs/classify.md", "json file=repeat-2.json"), encoding="utf-8")
     (top / "trace.jsonl").write_text("\n".join(TRACE) + "\n", encoding="utf-8")
@@ -52,6 +56,8 @@ TRACE = [  # a guard decided by an id and one by speech_start
 WRITTEN_OFF = ("DUE | floor_released | !busy,!budget_left | CLEAR | unrepaired_budget",
                "DUE | floor_released | !busy,!budget_left | CLEAR | noop")
 SPEC = ("--spec", "spec/gap-state.md")
+MISCOUNTS = ("(195, 'DUE', ('defer_no_interrupt',), s.session_requests, s.episode_attempts,",
+             "(195, 'DUE', ('defer_no_interrupt',), s.session_requests, s.episode_attempts + 1,")
 # docs/diff.md's change for --traces: a busy release with the budget spent now writes the gap off
 DEFERS = ("OPEN | floor_released | busy | DUE | defer_no_interrupt\n",
           "OPEN | floor_released | busy,budget_left | DUE | defer_no_interrupt\n"
@@ -80,6 +86,9 @@ CASES = {
     "diff --traces": ("diff", "spec/gap-state.md", "new.md", "--traces", "recorded", "stops.jsonl", "--jobs", "1"),
     "conform, a divergence shrunk and saved": ("conform", *SPEC, "--examples", "0", "--save", "found.jsonl", "--",
                                                sys.executable, str(ROOM_LOOP)),
+    "gen python": ("gen", "python", "written.py", *SPEC),
+    "gen --verify, agreeing": ("gen", "--verify", "decider.py", *SPEC),
+    "gen --verify, disagreeing": ("gen", "--verify", "edited.py", *SPEC),
     "classify": ("classify", "report.json"),
     "classify, repeats with an overflow and unmet conditions": ("classify", "report.json", "repeat-2.json", "report.json"),
     "fuzz, a failure with the rows and goals never met": ("fuzz", "--spec", "written-off.md", "--seed", "1"),

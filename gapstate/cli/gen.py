@@ -103,7 +103,7 @@ def generate_target(target: str, out: str, spec_path: str | None) -> int:
     rows = write_generated(target, out, spec, data, choice.path, choice.bundled, spec_path)
     import hashlib
 
-    summarize(f"gapstate gen: {spec.path}: {target} decider written to {out}: {rows} rows "
+    summarize(f"gapstate gen: {spec.path} -> {out}: {target} decider, {rows} rows "
               f"(spec sha256 {hashlib.sha256(data).hexdigest()[:12]})")
     return 0
 
@@ -122,7 +122,7 @@ def _verify(path: str, spec_path: str | None, fmt: str) -> int:
     from gapstate.cli.render import to_json, trace_lines
     from gapstate.gen import verify
     from gapstate.gen.targets import CRATE_STAMP, PYTHON, RUST, target_of
-    from gapstate.words import escape
+    from gapstate.words import escape, fit
 
     started = time.perf_counter()
     place = Path(path)
@@ -157,13 +157,13 @@ def _verify(path: str, spec_path: str | None, fmt: str) -> int:
         found = verdict.disagreement
         say(f"disagrees at event {len(found.trace)} of this trace (for `gapstate replay`):")
         say("\n".join(trace_lines(found.trace)))
-        say(f"  differs:  {', '.join(found.fields)}")
-        say(f"  expected: {escape(verify_shown(found.expected))}")
-        say(f"  actual:   {escape(verify_shown(found.actual))}")
+        say(fit(f"  differs:  {', '.join(found.fields)}\n  expected: {escape(verify_shown(found.expected))}\n"
+                f"  actual:   {escape(verify_shown(found.actual))}"))  # wrapped; whole in --format json
     if verdict.ok:
-        summarize(f"gapstate gen: {spec.path}: {path} agrees with the table: {configurations} configurations, "
-                  f"{verdict.cases} cases (configuration, event, payload valuation), {verdict.answers} answers compared "
-                  f"in {took:.1f} s")
+        # the configurations and what a case is go on a line of their own: the summary fits 100 columns
+        say(fit(f"compared: {configurations} configurations, {verdict.cases} cases (configuration, event, "
+                "payload valuation)"), err=True)
+        summarize(f"gapstate gen: {spec.path}: {path} agrees with the table: {verdict.answers} answers in {took:.1f} s")
         return 0
     summarize(f"gapstate gen: {spec.path}: {path} disagrees with the table after {verdict.answers} agreeing answers")
     return 1
