@@ -351,13 +351,18 @@ class OffProtocolAtTheSecondEvent(room_loop.RoomLoop):
 
     def step(self, event):
         self.answered += 1
-        return {"state": 5} if self.answered == 2 else super().step(event)
+        if self.answered == 2:
+            self.second = event["event"]
+            return {"state": 5}
+        return super().step(event)
 
 
 def test_an_answer_outside_the_protocol_names_its_event_counted_from_1():
+    loop = OffProtocolAtTheSecondEvent(bug="")
     with pytest.raises(gapstate.GapstateError) as caught:
-        gapstate.conform(OffProtocolAtTheSecondEvent(bug=""), examples=0, duration=None)
+        gapstate.conform(loop, examples=0, duration=None)
     assert re.search(r"the answer to event 2 of \d+ \(\w+\) is not in the protocol", caught.value.message)
+    assert f"({loop.second})" in caught.value.message  # the event answered, not the trace's last
 
 
 def test_a_suite_whose_times_pass_the_latest_cannot_be_tested(tmp_path):

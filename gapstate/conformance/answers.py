@@ -7,11 +7,11 @@ Python API and the line protocol.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from gapstate.run.event import PAYLOAD_FIELDS, Event
-from gapstate.run.machine import Status
+from gapstate.run.machine import Outcome, Status
 from gapstate.run.replayer import Session, counters
 from gapstate.table.vocabulary import COUNTERS
 from gapstate.words import as_json
@@ -41,7 +41,32 @@ def table_answer(session: Session, event: dict[str, Any]) -> tuple[dict[str, Any
 
     Feeds the event to `session`; a refused event leaves it as it was.
     """
-    outcome = session.feed(Event(**event))
+    return _shaped(session.feed(Event(**event)))
+
+
+def table_answers(session: Session, events: Sequence[dict[str, Any]]) -> list[tuple[dict[str, Any], int | None]]:
+    """`table_answer` for each event in turn, up to and including the first the table refuses.
+
+    The same answers, from one `Session.run` over the trace (a stretch per
+    rule broken, after which `run` stops and the next stretch goes on)
+    rather than a `Session.feed` per event: the loop's set-up is paid once.
+    """
+    items = [Event(**event) for event in events]
+    out: list[tuple[dict[str, Any], int | None]] = []
+    keep = out.append
+    start = 0
+    while start < len(items):
+        stop = session.run(items[start:] if start else items, lambda step: keep(_shaped(step.outcome)), start)
+        if stop is None:
+            break
+        if stop.outcome.status is not Status.OK:  # refused: the trace ends here
+            keep(_shaped(stop.outcome))
+            break
+        start = stop.index + 1  # it broke a rule, taken and kept: the rest goes on
+    return out
+
+
+def _shaped(outcome: Outcome) -> tuple[dict[str, Any], int | None]:
     row = outcome.row.line if outcome.row is not None else None
     if outcome.status is Status.OK:
         config = outcome.config

@@ -18,7 +18,7 @@ from gapstate.conformance.answers import (
     differences,
     protocol_problem,
     shown,
-    table_answer,
+    table_answers,
     wire,
 )
 from gapstate.errors import GapstateError
@@ -119,12 +119,7 @@ class Runner:
             self.shrinks += 1
         else:
             self.traces += 1
-        session = Session(self.machine)
-        table = []
-        for event in events:
-            table.append(table_answer(session, event))
-            if "refused" in table[-1][0]:
-                break  # a trace ends at its first refusal: what follows is not sent
+        table = table_answers(Session(self.machine), events)  # up to the first refusal: what follows is not sent
         whole = getattr(self.implementation, "trace", None)  # a Child sends the trace in one write
         if whole is not None:
             answers: Iterator[Any] = whole([dict(event) for event in events[: len(table)]])
@@ -135,7 +130,7 @@ class Runner:
             self.events += 1
             problem = protocol_problem(actual)
             if problem is not None:
-                raise Untestable(f"the answer to event {index + 1} of {len(events)} ({event['event']}) is not in the protocol: {problem}: {shown(actual)}")
+                raise Untestable(f"the answer to event {index + 1} of {len(events)} ({events[index]['event']}) is not in the protocol: {problem}: {shown(actual)}")
             fields = differences(expected, actual)
             if fields:
                 return Divergence(tuple(events[: index + 1]), index, expected, actual, row, fields, source, len(events))
