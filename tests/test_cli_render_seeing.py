@@ -79,7 +79,7 @@ def test_a_row_that_never_fires_says_whether_it_is_allowed_and_has_no_trace():
 
 
 def test_an_invalid_row_refuses_its_event_and_its_trace_ends_on_the_refusal():
-    lines = explain_text(_explained(REFUSED)).split("\n")
+    lines = unwrapped(explain_text(_explained(REFUSED)))  # 103 columns, wrapped
     assert lines[1] == "refuses send_ok on 24 reachable configurations: the event cannot occur there and the replay fails on it"
     assert lines[2] == "when: always, on send_ok (no guards)"
     assert "shortest trace that ends on its refusal (2 events):" in lines
@@ -88,7 +88,7 @@ def test_an_invalid_row_refuses_its_event_and_its_trace_ends_on_the_refusal():
 
 def test_a_broken_rule_is_said_to_be_broken_on_how_many_steps():
     text = variant(*BUSY)
-    lines = explain_text(_explained(line_of(text, BUSY[1]), text)).split("\n")
+    lines = unwrapped(explain_text(_explained(line_of(text, BUSY[1]), text)))
     broken = [line for line in lines if line.startswith("  send-while-busy")]
     assert len(broken) == 1 and " BROKEN on " in broken[0] and broken[0].endswith("(see `gapstate check`)")
 

@@ -18,7 +18,7 @@ from gapstate.conformance.vectors import build
 from gapstate.table.load import parse_spec
 from gapstate.words import WIDTH, trace_lines, wrap
 
-from .support import DATA, REPORT_EXAMPLE, ROOM_LOOP, ROOT, SPEC_TEXT, run, unwrapped, variant
+from .support import ALLOWED, DATA, REPORT_EXAMPLE, ROOM_LOOP, ROOT, SPEC_TEXT, run, unwrapped, variant
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +56,7 @@ TRACE = [  # a guard decided by an id and one by speech_start
 WRITTEN_OFF = ("DUE | floor_released | !busy,!budget_left | CLEAR | unrepaired_budget",
                "DUE | floor_released | !busy,!budget_left | CLEAR | noop")
 SPEC = ("--spec", "spec/gap-state.md")
+LONGEST = "REQUESTED | request_undelivered | attempts_left,candidate_active | OPEN | keep_budget_spent,supersede"
 MISCOUNTS = ("(195, 'DUE', ('defer_no_interrupt',), s.session_requests, s.episode_attempts,",
              "(195, 'DUE', ('defer_no_interrupt',), s.session_requests, s.episode_attempts + 1,")
 # docs/diff.md's change for --traces: a busy release with the budget spent now writes the gap off
@@ -89,6 +90,8 @@ CASES = {
     "gen python": ("gen", "python", "written.py", *SPEC),
     "gen --verify, agreeing": ("gen", "--verify", "decider.py", *SPEC),
     "gen --verify, disagreeing": ("gen", "--verify", "edited.py", *SPEC),
+    "explain, a row that never fires, and why": ("explain", *SPEC, ALLOWED[0]),
+    "explain, the longest row": ("explain", *SPEC, LONGEST),
     "classify": ("classify", "report.json"),
     "classify, repeats with an overflow and unmet conditions": ("classify", "report.json", "repeat-2.json", "report.json"),
     "fuzz, a failure with the rows and goals never met": ("fuzz", "--spec", "written-off.md", "--seed", "1"),

@@ -126,8 +126,11 @@ def explain_text(said: Explanation) -> str:
     if said.trace is not None:
         ends = "ends on its refusal" if said.status == REFUSED else "fires it"
         lines.append(f"shortest trace that {ends} ({len(said.trace)} event{'s' if len(said.trace) != 1 else ''}):")
-        lines.extend(f"  {event}" for event in trace_lines(said.trace))
-    return "\n".join(lines)
+    where = len(f"{escape(said.spec)}:{row.line}:")  # the row's place stays whole on the first line, for editors
+    shown = [*wrap(lines[0], keep=where), *(part for line in lines[1:] for part in wrap(line))]
+    if said.trace is not None:
+        shown.extend(f"  {event}" for event in trace_lines(said.trace))  # whole, a line an event
+    return "\n".join(shown)
 
 
 def explain_summary(said: Explanation) -> str:
