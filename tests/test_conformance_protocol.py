@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -11,7 +12,7 @@ import pytest
 
 import gapstate
 from gapstate.conformance.conform import Untestable, conform
-from gapstate.conformance.protocol import Child
+from gapstate.conformance.protocol import Child, _encoding
 from gapstate.conformance.reaper import Reaper
 
 from .support import ROOM_LOOP
@@ -332,3 +333,9 @@ def test_an_adapter_that_exits_while_its_child_holds_the_pipes_is_seen_to_exit_a
     assert "leaving a process it started holding its output open (ended with it)" in caught.value.message
     assert caught.value.record.output == ("leaving",)
     assert _gone(int(pidfile.read_text()))
+
+
+@pytest.mark.parametrize("line", [b"{", b"{}", b'{"state": "CLEAR"}', b"{\x00", b"{\x00\x00\x00", b"{\x00a\x00",
+                                  b"\xef\xbb\xbf{}", b"\xff\xfe{\x00", b"\x00{\x00}", b"[1]", b"1", b""])
+def test_an_answers_encoding_is_the_one_json_detects(line):
+    assert _encoding(line) == json.detect_encoding(line)

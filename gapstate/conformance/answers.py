@@ -17,6 +17,7 @@ from gapstate.table.vocabulary import COUNTERS
 from gapstate.words import as_json
 
 REFUSALS = ("invalid_event", "after_session_end")
+_COUNTER_NAMES = frozenset(COUNTERS)
 
 
 # The table's side ------------------------------------------------------------
@@ -94,13 +95,13 @@ def protocol_problem(answer: Any) -> str | None:
     if not isinstance(answer.get("state"), str):
         return "'state' must be a string" if "state" in answer else "missing 'state' (or 'refused')"
     actions = answer.get("actions")
-    if not isinstance(actions, (list, tuple)) or not all(isinstance(a, str) for a in actions):
+    if not isinstance(actions, (list, tuple)) or not all(map(str.__instancecheck__, actions)):  # each isinstance(a, str)
         return "'actions' must be a list of strings" if "actions" in answer else "missing 'actions'"
     if "counters" in answer:
         given = answer["counters"]
-        if not isinstance(given, dict) or not set(COUNTERS) <= set(given):
+        if not isinstance(given, dict) or not given.keys() >= _COUNTER_NAMES:
             return f"'counters' must be an object with {' and '.join(COUNTERS)}"
-        if not all(type(given[name]) is int for name in COUNTERS):
+        if not all([type(given[name]) is int for name in COUNTERS]):
             return "'counters' values must be integers"
     if "debt_owed" in answer and not isinstance(answer["debt_owed"], bool):
         return "'debt_owed' must be true or false"
