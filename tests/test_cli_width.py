@@ -100,7 +100,13 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("args", CASES.values(), ids=CASES.keys())
+# gen --verify streams its 5,060 cases through a Python decider whether it agrees or not: seconds of CPU a run
+SLOW = {"gen --verify, agreeing", "gen --verify, disagreeing"}
+
+
+@pytest.mark.parametrize("args", [
+    pytest.param(args, id=name, marks=[pytest.mark.slow] if name in SLOW else []) for name, args in CASES.items()
+])
 def test_every_line_of_text_output_fits_the_width(repository, monkeypatch, args):
     monkeypatch.chdir(repository)
     monkeypatch.setenv("ROOM_LOOP_BUG", "send_while_busy")  # docs/conformance.md's divergence; nothing else reads it
