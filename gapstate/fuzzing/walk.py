@@ -67,13 +67,20 @@ class Chance:
     same kind of walk; only who chooses differs.
     """
 
-    __slots__ = ("random",)
+    __slots__ = ("random", "known")
 
     def __init__(self, seed: int):
         self.random = random.Random(seed)
+        # the bounds of each strategy drawn from, looked up in _BOUNDS once: a weak dictionary's
+        # lookup builds a weak reference each time (the strategies stay alive while this lives)
+        self.known: dict[st.SearchStrategy[Any], tuple[int, int] | None] = {}
 
     def __call__(self, strategy: st.SearchStrategy[Any]) -> Any:
-        bounds = _BOUNDS[strategy]
+        known = self.known
+        if strategy in known:
+            bounds = known[strategy]
+        else:
+            bounds = known[strategy] = _BOUNDS[strategy]
         chance = self.random.random()  # one draw decides: below SIMPLEST the lower bound, else where it falls above
         if bounds is None:
             return chance < 0.5
