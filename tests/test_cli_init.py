@@ -193,8 +193,8 @@ def test_the_gapstate_running_here_pins_the_commit_of_the_checkout_it_was_instal
     found = installed_source()
     if found is None or not (ROOT / ".git").exists():
         pytest.skip("this gapstate was not installed from a git checkout")
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=found[0] if os.path.isdir(found[0]) else ROOT,
-                          capture_output=True, text=True).stdout.strip()
+    # the checkout's own HEAD: found[0] may be its `origin`, which can have moved on since the clone
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     assert found[1] == head and len(head) == 40
 
 
