@@ -41,6 +41,18 @@ def test_without_a_path_check_reads_the_spec_setting_of_the_nearest_pyproject(pr
     assert "bundled" not in result.stdout
 
 
+def test_a_command_reads_its_settings_file_once_and_the_next_command_afresh(project, monkeypatch):
+    from gapstate.cli import config
+
+    read = []
+    real = config._settings_table
+    monkeypatch.setattr(config, "_settings_table", lambda *args: read.append(args[0]) or real(*args))
+    assert run("check").exit_code == 1  # the spec, the budget and the generated files each ask
+    assert read == [project / "pyproject.toml"]
+    (project / "pyproject.toml").write_text('[tool.gapstate]\nspec = "tables/other.md"\n', encoding="utf-8")
+    assert "tables/other.md" in run("check").stderr and len(read) == 2
+
+
 def test_the_setting_is_relative_to_the_pyproject_folder_not_the_working_one(project):
     choice = resolve_spec_path()
     assert choice.origin == PROJECT

@@ -31,6 +31,8 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import click
+
 from gapstate.errors import GapstateError
 from gapstate.files.source import inside_tree
 
@@ -102,8 +104,21 @@ def max_configurations(given: int | None, cwd: str | Path | None = None) -> int 
 
 
 def settings(cwd: str | Path | None = None) -> Settings | None:
-    """The settings of the nearest settings file above `cwd` (default: the working folder), or None when there is none."""
+    """The settings of the nearest settings file above `cwd` (default: the working folder), or None when there is none.
+
+    Read once a command: inside a click command the answer is kept on its
+    context for the command's other questions (the spec, the budget, the
+    generated files each ask), and the next command reads the file afresh.
+    """
     start = Path.cwd() if cwd is None else Path(cwd)
+    context = click.get_current_context(silent=True)
+    kept: dict[Path, Settings | None] = context.meta.setdefault("gapstate.settings", {}) if context else {}
+    if start not in kept:
+        kept[start] = _nearest(start)
+    return kept[start]
+
+
+def _nearest(start: Path) -> Settings | None:
     for folder in (start, *start.parents):
         for name in SETTINGS_FILES:
             candidate = folder / name
