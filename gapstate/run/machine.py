@@ -271,8 +271,15 @@ def compiled(table: Table) -> Machine:
 def _compile(row: Row) -> Compiled:
     """The row prepared for stepping."""
     named = tuple(dict.fromkeys(lit.guard for lit in row.guards))
-    rules = tuple(rule for rule in RULES if rule.concerns(row.event, row.actions))
-    return Compiled(row, named, _effects(row.actions), bool(COMMITS.intersection(row.actions)), rules)
+    return Compiled(row, named, _effects(row.actions), bool(COMMITS.intersection(row.actions)),
+                    _rules_for(row.event, row.actions))
+
+
+@lru_cache(maxsize=1024)
+def _rules_for(event: str, actions: tuple[str, ...]) -> tuple[Rule, ...]:
+    """The rules a row with this event and these actions could break (`Rule.concerns`): the same for every
+    table, so asked once however many tables are compiled (a test suite, `gapstate mutate`)."""
+    return tuple(rule for rule in RULES if rule.concerns(event, actions))
 
 
 @lru_cache(maxsize=1024)
