@@ -120,3 +120,22 @@ def test_several_specs_annotate_each_and_one_that_cannot_be_read(tmp_path):
     assert len(commands) == len(expected) + 1
     assert {props["file"] for _, props, _ in commands[:-1]} == {DEFECTIVE}
     assert commands[-1][1] == {"file": str(missing), "title": "unusable input"}
+
+
+def test_diff_github_gives_each_case_of_a_change_one_annotation_however_the_terminal_wraps_it(tmp_path, monkeypatch):
+    """A case too long for 100 columns wraps in text; its annotation joins it back onto one line."""
+    from .support import SPEC_TEXT, run
+
+    old, new = "OPEN | floor_released | busy | DUE | defer_no_interrupt", (
+        "OPEN | floor_released | busy,budget_left | DUE | defer_no_interrupt\n"
+        "OPEN | floor_released | busy,!budget_left | CLEAR | unrepaired_budget")
+    (tmp_path / "old.md").write_text(SPEC_TEXT, encoding="utf-8")
+    (tmp_path / "new.md").write_text(SPEC_TEXT.replace(old + "\n", new + "\n", 1), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    text = run("diff", "old.md", "new.md")
+    assert any(line.startswith("        ") for line in text.stdout.splitlines())  # a case wrapped in text
+    result = run("diff", "old.md", "new.md", "--format", "github")
+    assert result.exit_code == 1, result.stderr
+    notes = [line for line in result.stdout.splitlines() if line.startswith("::")]
+    behaviour = [line for line in notes if "behaviour: OPEN | floor_released" in line]
+    assert behaviour and all("\n" not in line and "        " not in line for line in behaviour)

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from gapstate.cli.render.review import change_lines
+from gapstate.cli.render.review import case_lines, change_lines
 from gapstate.errors import GapstateError, Unusable
 
 if TYPE_CHECKING:
@@ -97,9 +97,10 @@ def diff_github(result: Any) -> str:
     notes: dict[int | None, list[str]] = {}
     for change in result.changes:
         if change.kind == "behaviour":
-            head, *cases = change_lines(change)
-            for case, text in zip(change.cases, cases, strict=True):
-                notes.setdefault(case.new.line if case.new else None, []).append(f"{head} {text.strip()}")
+            head = change_lines(change)[0]
+            for case in change.cases:  # an annotation is one line: a case wrapped for the terminal is joined again
+                text = " ".join(part.strip() for part in case_lines(case))
+                notes.setdefault(case.new.line if case.new else None, []).append(f"{head} {text}")
         else:
             line = change.line if change.kind in ("name_added", "allowance_added") else getattr(change, "new_line", None)
             notes.setdefault(line, []).extend(change_lines(change))

@@ -46,16 +46,17 @@ def _old_to_new(head: str, old: str, new: str, indent: str) -> list[str]:
     return [part for piece in pieces for part in wrap(piece)]
 
 
+def case_lines(case: Any) -> list[str]:
+    """One case of a behaviour change, old outcome to new: a line, or more where it does not fit the width."""
+    return _old_to_new(f"    {when_text(case.valuations)}:", _outcome_words(case.old, "old"), _outcome_words(case.new, "new"),
+                       " " * 8)
+
+
 def change_lines(change: Any) -> list[str]:
     """One change as diff's text shows it: a behaviour change's head and a line per case, else one line."""
     kind = change.kind
     if kind == "behaviour":
-        return [f"behaviour: {change.state} | {change.event}"] + [
-            line
-            for case in change.cases
-            for line in _old_to_new(f"    {when_text(case.valuations)}:", _outcome_words(case.old, "old"),
-                                    _outcome_words(case.new, "new"), " " * 8)
-        ]
+        return [f"behaviour: {change.state} | {change.event}"] + [line for case in change.cases for line in case_lines(case)]
     if kind in ("name_added", "name_removed"):
         side = "new" if kind == "name_added" else "old"
         return [f"{kind}: {change.role} {change.name} ({side} line {change.line})"]
