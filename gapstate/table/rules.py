@@ -84,6 +84,11 @@ def _fresh_loss(t: Transition) -> bool:
     return t.event == "loss_voiced" and not t.guards["dup"]
 
 
+def _joins_episode(t: Transition) -> bool:
+    """A voiced loss with an unseen id arriving in an open episode (a gap, no committed request standing)."""
+    return _fresh_loss(t) and t.before.state != t.initial and not t.before.standing
+
+
 def _episode_starts_here(t: Transition) -> bool:
     """The step is one where an episode starts: a fresh loss with no gap or past a commit, or a late loss's commit."""
     fresh = _fresh_loss(t) and (t.before.state == t.initial or t.before.standing)
@@ -339,7 +344,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "released-gap-back-to-open",
         "takes a released gap (DUE, SENDING, REQUESTED) back to OPEN, waiting for a release, with no candidate "
-        "speech and no fresh loss",
+        "speech, no fresh loss and no commit of a send with a late loss",
         lambda t: t.before.state in RELEASED and t.after.state == "OPEN" and not t.mid.candidate_active
         and not _fresh_loss(t) and not _episode_starts_here(t),
     ),
@@ -368,14 +373,13 @@ RULES: tuple[Rule, ...] = (
         "merge-outside-episode",
         "merges (merge_gap) other than a voiced loss with an unseen id into an open episode with no request standing",
         lambda t: "merge_gap" in t.actions
-        and not (_fresh_loss(t) and t.before.state != t.initial and not t.before.standing),
+        and not _joins_episode(t),
         frozenset({"merge_gap"}),
     ),
     Rule(
         "fresh-loss-not-merged",
         "does not merge (merge_gap) a voiced loss with an unseen id into the open episode",
-        lambda t: _fresh_loss(t) and t.before.state != t.initial and not t.before.standing
-        and "merge_gap" not in t.actions,
+        lambda t: _joins_episode(t) and "merge_gap" not in t.actions,
         frozenset({"loss_voiced"}),
     ),
     Rule(
