@@ -361,14 +361,17 @@ def lib(plan: Plan, regenerate: str) -> str:
 _SEEN = r"""/// The interval ids a session has seen: a set of strings, open addressing with linear probing.
 ///
 /// Each id is hashed once per step, with a keyed multiply-fold hash (two 128-bit multiplies
-/// for an id of up to 16 bytes) whose key comes from `RandomState`, so that ids chosen to
-/// collide must be chosen knowing the key; the ids' bytes are kept end to end in one string.
+/// for an id of up to 16 bytes, read as whole words) whose key comes from `RandomState`, so
+/// that ids chosen to collide must be chosen knowing the key. A slot is 16 bytes (the hash and
+/// where the id is), at most 3/4 of them full; the ids are kept end to end in one buffer, each
+/// after its length.
 #[derive(Clone)]
 pub struct Seen {
     key: [u64; 2],
-    /// Per slot: the hash of the id there (0 when empty: a hash is never 0) and where its bytes are in `text`.
-    slots: Vec<(u64, usize, usize)>,
-    text: String,
+    /// Per slot: the hash of the id there (0 when empty: a hash is never 0) and where its entry starts in `text`.
+    slots: Vec<(u64, usize)>,
+    /// Each id's length (a byte, or 255 and eight bytes) and then its bytes, end to end.
+    text: Vec<u8>,
     len: usize,
 }
 
@@ -397,10 +400,13 @@ fn fold(a: u64, b: u64) -> u64 {
 }
 
 #[inline]
-fn word(bytes: &[u8]) -> u64 {
-    let mut buffer = [0u8; 8];
-    buffer[..bytes.len()].copy_from_slice(bytes);
-    u64::from_le_bytes(buffer)
+fn read8(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap())
+}
+
+#[inline]
+fn read4(bytes: &[u8], at: usize) -> u64 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as u64
 }
 
 impl Default for Seen {
@@ -418,7 +424,7 @@ impl Seen {
             hasher.write_u64(salt);
             hasher.finish() | 1
         };
-        Seen { key: [key(0), key(1)], slots: Vec::new(), text: String::new(), len: 0 }
+        Seen { key: [key(0), key(1)], slots: Vec::new(), text: Vec::new(), len: 0 }
     }
 
     /// How many ids were seen.
@@ -444,23 +450,56 @@ impl Seen {
 
     /// The ids seen, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
-        self.slots.iter().filter(|slot| slot.0 != 0).map(|&(_, start, end)| &self.text[start..end])
+        self.slots.iter().filter(|slot| slot.0 != 0).map(|&(_, start)| std::str::from_utf8(self.entry(start)).expect("an id was a str"))
     }
 
     #[inline]
     fn hash(&self, id: &str) -> u64 {
         let [k0, k1] = self.key;
         let bytes = id.as_bytes();
-        let mut hash = k0 ^ bytes.len() as u64;
-        let mut chunks = bytes.chunks_exact(16);
-        for chunk in &mut chunks {
-            let (low, high) = chunk.split_at(8);
-            hash = fold(word(low) ^ k1, word(high) ^ hash);
+        let n = bytes.len();
+        let (a, b) = if n <= 16 {
+            if n >= 8 {
+                (read8(bytes, 0), read8(bytes, n - 8))
+            } else if n >= 4 {
+                (read4(bytes, 0), read4(bytes, n - 4))
+            } else if n > 0 {
+                ((bytes[0] as u64) << 16 | (bytes[n / 2] as u64) << 8 | bytes[n - 1] as u64, 0)
+            } else {
+                (0, 0)
+            }
+        } else {
+            let mut hash = k0;
+            let mut at = 0;
+            while at + 16 < n {
+                hash = fold(read8(bytes, at) ^ k1, read8(bytes, at + 8) ^ hash);
+                at += 16;
+            }
+            (read8(bytes, n - 16) ^ hash, read8(bytes, n - 8))
+        };
+        fold(fold(a ^ k1, b ^ k0) ^ k0 ^ n as u64, k1).max(1)
+    }
+
+    /// The bytes of the entry at `start`: a length (one byte, or 255 and eight), then the id's bytes.
+    fn entry(&self, start: usize) -> &[u8] {
+        let n = self.text[start] as usize;
+        if n < 255 {
+            &self.text[start + 1..start + 1 + n]
+        } else {
+            let n = read8(&self.text, start + 1) as usize;
+            &self.text[start + 9..start + 9 + n]
         }
-        let rest = chunks.remainder();
-        let (low, high) = rest.split_at(rest.len().min(8));
-        hash = fold(word(low) ^ k1, word(high) ^ hash);
-        fold(hash ^ k0, k1.rotate_left(29)).max(1)
+    }
+
+    /// Whether the entry at `start` is `id`.
+    #[inline]
+    fn holds(&self, start: usize, id: &[u8]) -> bool {
+        let n = id.len();
+        if n < 255 {
+            self.text[start] as usize == n && &self.text[start + 1..start + 1 + n] == id
+        } else {
+            self.entry(start) == id
+        }
     }
 
     /// Where `id` is, or the empty slot where it would go: one hash.
@@ -473,11 +512,11 @@ impl Seen {
         let mask = self.slots.len() - 1;
         let mut slot = hash as usize & mask;
         loop {
-            let (there, start, end) = self.slots[slot];
+            let (there, start) = self.slots[slot];
             if there == 0 {
                 return Probe { hash, slot, found: false };
             }
-            if there == hash && &self.text[start..end] == id {
+            if there == hash && self.holds(start, id.as_bytes()) {
                 return Probe { hash, slot, found: true };
             }
             slot = (slot + 1) & mask;
@@ -490,13 +529,20 @@ impl Seen {
             return false;
         }
         let mut slot = probe.slot;
-        if (self.len + 1) * 8 > self.slots.len() * 7 {
+        if (self.len + 1) * 4 > self.slots.len() * 3 {
             self.grow();
             slot = self.vacant(probe.hash);
         }
         let start = self.text.len();
-        self.text.push_str(id);
-        self.slots[slot] = (probe.hash, start, self.text.len());
+        let n = id.len();
+        if n < 255 {
+            self.text.push(n as u8);
+        } else {
+            self.text.push(255);
+            self.text.extend_from_slice(&(n as u64).to_le_bytes());
+        }
+        self.text.extend_from_slice(id.as_bytes());
+        self.slots[slot] = (probe.hash, start);
         self.len += 1;
         true
     }
@@ -512,7 +558,7 @@ impl Seen {
 
     fn grow(&mut self) {
         let size = (self.slots.len() * 2).max(16);
-        for old in std::mem::replace(&mut self.slots, vec![(0, 0, 0); size]) {
+        for old in std::mem::replace(&mut self.slots, vec![(0, 0); size]) {
             if old.0 != 0 {
                 let slot = self.vacant(old.0);
                 self.slots[slot] = old;
