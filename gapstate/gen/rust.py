@@ -360,18 +360,20 @@ def lib(plan: Plan, regenerate: str) -> str:
 
 _SEEN = r"""/// The interval ids a session has seen: a set of strings, open addressing with linear probing.
 ///
-/// Each id is hashed once per step, with a keyed multiply-fold hash (two 128-bit multiplies
-/// for an id of up to 16 bytes, read as whole words) whose key comes from `RandomState`, so
-/// that ids chosen to collide must be chosen knowing the key. A slot is 16 bytes (the hash and
-/// where the id is), at most 3/4 of them full; the ids are kept end to end in one buffer, each
-/// after its length.
+/// A slot is a tag byte (0 when empty, else 0x80 and 7 bits of the id's hash) in one array and
+/// 16 bytes in another: the id itself when it is 15 bytes or fewer (its bytes, zeros, then its
+/// length), else where it is in `long`. A new id is told from the tags alone, which are small
+/// enough to stay in the cache; a seen one reads its slot once more. At most 3/4 of the slots
+/// are full. Each id is hashed once a step, with a keyed multiply-fold hash (an id of up to 15
+/// bytes is read as two words) whose key comes from `RandomState`, so that ids chosen to collide
+/// must be chosen knowing the key.
 #[derive(Clone)]
 pub struct Seen {
     key: [u64; 2],
-    /// Per slot: the hash of the id there (0 when empty: a hash is never 0) and where its entry starts in `text`.
-    slots: Vec<(u64, usize)>,
-    /// Each id's length (a byte, or 255 and eight bytes) and then its bytes, end to end.
-    text: Vec<u8>,
+    tags: Vec<u8>,
+    slots: Vec<[u8; 16]>,
+    /// The ids longer than 15 bytes, each after its length as eight bytes, end to end.
+    long: Vec<u8>,
     len: usize,
 }
 
@@ -381,17 +383,24 @@ pub struct Probe {
     hash: u64,
     slot: usize,
     found: bool,
+    /// The id as its slot holds it, when it is short.
+    entry: [u8; 16],
 }
 
 impl Probe {
     /// The probe of an event that carries no id.
-    pub const NONE: Probe = Probe { hash: 0, slot: 0, found: false };
+    pub const NONE: Probe = Probe { hash: 0, slot: 0, found: false, entry: [0; 16] };
 
     /// Whether the id was seen.
     pub fn found(self) -> bool {
         self.found
     }
 }
+
+/// The longest id a slot holds itself.
+const SHORT: usize = 15;
+/// The last byte of a slot that holds where a longer id is (a short one's is its length).
+const LONG: u8 = 0xff;
 
 #[inline]
 fn fold(a: u64, b: u64) -> u64 {
@@ -409,6 +418,32 @@ fn read4(bytes: &[u8], at: usize) -> u64 {
     u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as u64
 }
 
+/// An id of up to 15 bytes as its slot holds it: its bytes, zeros, and its length in the last byte.
+#[inline]
+fn inline(bytes: &[u8]) -> [u8; 16] {
+    let n = bytes.len();
+    let (low, high) = if n > 8 {
+        (read8(bytes, 0), read8(bytes, n - 8) >> (8 * (16 - n)))
+    } else if n == 8 {
+        (read8(bytes, 0), 0)
+    } else if n >= 4 {
+        (read4(bytes, 0) | read4(bytes, n - 4) << (8 * (n - 4)), 0)
+    } else if n > 0 {
+        ((bytes[0] as u64) | (bytes[n / 2] as u64) << (8 * (n / 2)) | (bytes[n - 1] as u64) << (8 * (n - 1)), 0)
+    } else {
+        (0, 0)
+    };
+    let mut entry = [0; 16];
+    entry[..8].copy_from_slice(&low.to_le_bytes());
+    entry[8..].copy_from_slice(&(high | (n as u64) << 56).to_le_bytes());
+    entry
+}
+
+#[inline]
+fn tag(hash: u64) -> u8 {
+    0x80 | (hash >> 57) as u8
+}
+
 impl Default for Seen {
     fn default() -> Self {
         Seen::new()
@@ -424,7 +459,7 @@ impl Seen {
             hasher.write_u64(salt);
             hasher.finish() | 1
         };
-        Seen { key: [key(0), key(1)], slots: Vec::new(), text: Vec::new(), len: 0 }
+        Seen { key: [key(0), key(1)], tags: Vec::new(), slots: Vec::new(), long: Vec::new(), len: 0 }
     }
 
     /// How many ids were seen.
@@ -450,77 +485,67 @@ impl Seen {
 
     /// The ids seen, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
-        self.slots.iter().filter(|slot| slot.0 != 0).map(|&(_, start)| std::str::from_utf8(self.entry(start)).expect("an id was a str"))
+        self.tags.iter().zip(&self.slots).filter(|(tag, _)| **tag != 0).map(|(_, slot)| {
+            let bytes = if slot[15] == LONG { self.long_id(slot) } else { &slot[..slot[15] as usize] };
+            std::str::from_utf8(bytes).expect("an id was a str")
+        })
     }
 
+    /// The hash of a short id, from its slot.
     #[inline]
-    fn hash(&self, id: &str) -> u64 {
+    fn short_hash(&self, entry: &[u8; 16]) -> u64 {
         let [k0, k1] = self.key;
-        let bytes = id.as_bytes();
+        fold(fold(read8(entry, 0) ^ k1, read8(entry, 8) ^ k0), k1.rotate_left(29))
+    }
+
+    /// The hash of an id longer than 15 bytes.
+    fn long_hash(&self, bytes: &[u8]) -> u64 {
+        let [k0, k1] = self.key;
         let n = bytes.len();
-        let (a, b) = if n <= 16 {
-            if n >= 8 {
-                (read8(bytes, 0), read8(bytes, n - 8))
-            } else if n >= 4 {
-                (read4(bytes, 0), read4(bytes, n - 4))
-            } else if n > 0 {
-                ((bytes[0] as u64) << 16 | (bytes[n / 2] as u64) << 8 | bytes[n - 1] as u64, 0)
-            } else {
-                (0, 0)
-            }
-        } else {
-            let mut hash = k0;
-            let mut at = 0;
-            while at + 16 < n {
-                hash = fold(read8(bytes, at) ^ k1, read8(bytes, at + 8) ^ hash);
-                at += 16;
-            }
-            (read8(bytes, n - 16) ^ hash, read8(bytes, n - 8))
-        };
-        fold(fold(a ^ k1, b ^ k0) ^ k0 ^ n as u64, k1).max(1)
+        let mut hash = k0 ^ n as u64;
+        let mut at = 0;
+        while at + 16 < n {
+            hash = fold(read8(bytes, at) ^ k1, read8(bytes, at + 8) ^ hash);
+            at += 16;
+        }
+        hash = fold(read8(bytes, n - 16) ^ k1, read8(bytes, n - 8) ^ hash);
+        fold(hash ^ k0, k1.rotate_left(29))
     }
 
-    /// The bytes of the entry at `start`: a length (one byte, or 255 and eight), then the id's bytes.
-    fn entry(&self, start: usize) -> &[u8] {
-        let n = self.text[start] as usize;
-        if n < 255 {
-            &self.text[start + 1..start + 1 + n]
-        } else {
-            let n = read8(&self.text, start + 1) as usize;
-            &self.text[start + 9..start + 9 + n]
-        }
-    }
-
-    /// Whether the entry at `start` is `id`.
-    #[inline]
-    fn holds(&self, start: usize, id: &[u8]) -> bool {
-        let n = id.len();
-        if n < 255 {
-            self.text[start] as usize == n && &self.text[start + 1..start + 1 + n] == id
-        } else {
-            self.entry(start) == id
-        }
+    /// The bytes of the longer id a slot says where to find.
+    fn long_id(&self, slot: &[u8; 16]) -> &[u8] {
+        let start = read8(slot, 0) as usize;
+        let n = read8(&self.long, start) as usize;
+        &self.long[start + 8..start + 8 + n]
     }
 
     /// Where `id` is, or the empty slot where it would go: one hash.
     #[inline]
     pub fn probe(&self, id: &str) -> Probe {
-        let hash = self.hash(id);
-        if self.slots.is_empty() {
-            return Probe { hash, slot: 0, found: false };
+        let bytes = id.as_bytes();
+        let short = bytes.len() <= SHORT;
+        let entry = if short { inline(bytes) } else { [0; 16] };
+        let hash = if short { self.short_hash(&entry) } else { self.long_hash(bytes) };
+        let mut probe = Probe { hash, slot: 0, found: false, entry };
+        if self.tags.is_empty() {
+            return probe;
         }
-        let mask = self.slots.len() - 1;
+        let mask = self.tags.len() - 1;
+        let tag = tag(hash);
         let mut slot = hash as usize & mask;
         loop {
-            let (there, start) = self.slots[slot];
+            let there = self.tags[slot];
             if there == 0 {
-                return Probe { hash, slot, found: false };
+                break;
             }
-            if there == hash && self.holds(start, id.as_bytes()) {
-                return Probe { hash, slot, found: true };
+            if there == tag && if short { self.slots[slot] == entry } else { self.slots[slot][15] == LONG && self.long_id(&self.slots[slot]) == bytes } {
+                probe.found = true;
+                break;
             }
             slot = (slot + 1) & mask;
         }
+        probe.slot = slot;
+        probe
     }
 
     /// Remember `id` where `probe` (this set's probe of `id`, nothing put since) found it missing.
@@ -529,39 +554,44 @@ impl Seen {
             return false;
         }
         let mut slot = probe.slot;
-        if (self.len + 1) * 4 > self.slots.len() * 3 {
+        if (self.len + 1) * 4 > self.tags.len() * 3 {
             self.grow();
             slot = self.vacant(probe.hash);
         }
-        let start = self.text.len();
-        let n = id.len();
-        if n < 255 {
-            self.text.push(n as u8);
+        self.slots[slot] = if id.len() <= SHORT {
+            probe.entry
         } else {
-            self.text.push(255);
-            self.text.extend_from_slice(&(n as u64).to_le_bytes());
-        }
-        self.text.extend_from_slice(id.as_bytes());
-        self.slots[slot] = (probe.hash, start);
+            let mut entry = [0; 16];
+            entry[..8].copy_from_slice(&(self.long.len() as u64).to_le_bytes());
+            entry[15] = LONG;
+            self.long.extend_from_slice(&(id.len() as u64).to_le_bytes());
+            self.long.extend_from_slice(id.as_bytes());
+            entry
+        };
+        self.tags[slot] = tag(probe.hash);
         self.len += 1;
         true
     }
 
     fn vacant(&self, hash: u64) -> usize {
-        let mask = self.slots.len() - 1;
+        let mask = self.tags.len() - 1;
         let mut slot = hash as usize & mask;
-        while self.slots[slot].0 != 0 {
+        while self.tags[slot] != 0 {
             slot = (slot + 1) & mask;
         }
         slot
     }
 
     fn grow(&mut self) {
-        let size = (self.slots.len() * 2).max(16);
-        for old in std::mem::replace(&mut self.slots, vec![(0, 0); size]) {
-            if old.0 != 0 {
-                let slot = self.vacant(old.0);
-                self.slots[slot] = old;
+        let size = (self.tags.len() * 2).max(16);
+        let tags = std::mem::replace(&mut self.tags, vec![0; size]);
+        let slots = std::mem::replace(&mut self.slots, vec![[0; 16]; size]);
+        for (tag, entry) in tags.into_iter().zip(slots) {
+            if tag != 0 {
+                let hash = if entry[15] == LONG { self.long_hash(self.long_id(&entry)) } else { self.short_hash(&entry) };
+                let slot = self.vacant(hash);
+                self.tags[slot] = tag;
+                self.slots[slot] = entry;
             }
         }
     }
