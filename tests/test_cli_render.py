@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +26,7 @@ VALUES = st.recursive(
 # 100 documents of up to five nested values each (not the profile's 200): drawing them is the test's whole cost,
 # and a hundred already take every path of the writer (empty, flat and nested containers, lists of events,
 # non-string keys, iterators at every depth) many times over.
+@pytest.mark.slow  # drawing the documents costs about 1.4 s of CPU; tests/test_cli_check.py compares a real one in every `pytest`
 @settings(max_examples=100)
 @given(st.dictionaries(KEYS, VALUES, max_size=5), st.data())
 def test_the_pieces_join_into_the_text_json_dumps_gives(document, data):

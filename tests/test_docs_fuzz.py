@@ -14,6 +14,7 @@ import re
 import sys
 import types
 
+import pytest
 from hypothesis import Phase, seed, settings
 
 from .support import ROOT
@@ -58,6 +59,7 @@ def test_the_snippet_passes_an_implementation_of_the_table(monkeypatch):
     snippet_test(monkeypatch, Agent, 1, examples=25)()
 
 
+@pytest.mark.slow  # up to three runs of 100 generated traces each: about 1.5 s of CPU
 def test_the_snippet_at_the_defaults_fails_an_implementation_whose_repeated_notice_moves_the_loss_time(monkeypatch):
     """It fails for about 9 seeds in 10 (bench/strategies_defaults.py, 100 seeds); walks toward rows alone for 4 in 10.
 

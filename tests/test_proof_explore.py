@@ -149,6 +149,7 @@ def test_the_kept_explorations_hold_at_most_the_bound_together_and_the_one_used_
     assert [table for table in module._kept] == [one.table, three.table]
 
 
+@pytest.mark.slow  # explores 20 mutants twice each: about 1 s of CPU
 def test_a_mutant_explored_from_the_table_s_classes_is_explored_as_afresh():
     """A one-row mutant's explorer takes over the table's class steps where its states step alike, and finds
     the same nodes, class steps, rows fired and breaches as exploring it from nothing."""
