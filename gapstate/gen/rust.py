@@ -361,18 +361,18 @@ def lib(plan: Plan, regenerate: str) -> str:
 _SEEN = r"""/// The interval ids a session has seen: a set of strings, open addressing with linear probing.
 ///
 /// A slot is a tag byte (0 when empty, else 0x80 and 7 bits of the id's hash) in one array and
-/// 16 bytes in another: the id itself when it is 15 bytes or fewer (its bytes, zeros, then its
-/// length), else where it is in `long`. A new id is told from the tags alone, which are small
-/// enough to stay in the cache; a seen one reads its slot once more. At most 3/4 of the slots
-/// are full. Each id is hashed once a step, with a keyed multiply-fold hash (an id of up to 15
-/// bytes is read as two words) whose key comes from `RandomState`, so that ids chosen to collide
-/// must be chosen knowing the key.
+/// 8 bytes in another: the id itself when it is 1 to 8 bytes long (its bytes, then 0xff, which
+/// UTF-8 never holds), else 0xff and where it is in `long`. A new id is told from the tags alone,
+/// which are small enough to stay in the cache; a seen one reads its slot once more. At most 3/4
+/// of the slots are full. Each id is hashed once a step, with a keyed multiply-fold hash (an id
+/// of up to 8 bytes is read as one word) whose key comes from `RandomState`, so that ids chosen
+/// to collide must be chosen knowing the key.
 #[derive(Clone)]
 pub struct Seen {
     key: [u64; 2],
     tags: Vec<u8>,
-    slots: Vec<[u8; 16]>,
-    /// The ids longer than 15 bytes, each after its length as eight bytes, end to end.
+    slots: Vec<[u8; 8]>,
+    /// The other ids (empty or longer than 8 bytes), each after its length as eight bytes, end to end.
     long: Vec<u8>,
     len: usize,
 }
@@ -384,12 +384,12 @@ pub struct Probe {
     slot: usize,
     found: bool,
     /// The id as its slot holds it, when it is short.
-    entry: [u8; 16],
+    entry: [u8; 8],
 }
 
 impl Probe {
     /// The probe of an event that carries no id.
-    pub const NONE: Probe = Probe { hash: 0, slot: 0, found: false, entry: [0; 16] };
+    pub const NONE: Probe = Probe { hash: 0, slot: 0, found: false, entry: [0; 8] };
 
     /// Whether the id was seen.
     pub fn found(self) -> bool {
@@ -398,8 +398,8 @@ impl Probe {
 }
 
 /// The longest id a slot holds itself.
-const SHORT: usize = 15;
-/// The last byte of a slot that holds where a longer id is (a short one's is its length).
+const SHORT: usize = 8;
+/// The first byte of a slot that holds where another id is (a short id's first byte is never 0xff).
 const LONG: u8 = 0xff;
 
 #[inline]
@@ -418,25 +418,18 @@ fn read4(bytes: &[u8], at: usize) -> u64 {
     u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as u64
 }
 
-/// An id of up to 15 bytes as its slot holds it: its bytes, zeros, and its length in the last byte.
+/// An id of 1 to 8 bytes as its slot holds it: its bytes, then 0xff bytes.
 #[inline]
-fn inline(bytes: &[u8]) -> [u8; 16] {
+fn inline(bytes: &[u8]) -> [u8; 8] {
     let n = bytes.len();
-    let (low, high) = if n > 8 {
-        (read8(bytes, 0), read8(bytes, n - 8) >> (8 * (16 - n)))
-    } else if n == 8 {
-        (read8(bytes, 0), 0)
+    let word = if n == 8 {
+        read8(bytes, 0)
     } else if n >= 4 {
-        (read4(bytes, 0) | read4(bytes, n - 4) << (8 * (n - 4)), 0)
-    } else if n > 0 {
-        ((bytes[0] as u64) | (bytes[n / 2] as u64) << (8 * (n / 2)) | (bytes[n - 1] as u64) << (8 * (n - 1)), 0)
+        read4(bytes, 0) | read4(bytes, n - 4) << (8 * (n - 4))
     } else {
-        (0, 0)
+        (bytes[0] as u64) | (bytes[n / 2] as u64) << (8 * (n / 2)) | (bytes[n - 1] as u64) << (8 * (n - 1))
     };
-    let mut entry = [0; 16];
-    entry[..8].copy_from_slice(&low.to_le_bytes());
-    entry[8..].copy_from_slice(&(high | (n as u64) << 56).to_le_bytes());
-    entry
+    (if n == 8 { word } else { word | u64::MAX << (8 * n) }).to_le_bytes()
 }
 
 #[inline]
@@ -486,19 +479,19 @@ impl Seen {
     /// The ids seen, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
         self.tags.iter().zip(&self.slots).filter(|(tag, _)| **tag != 0).map(|(_, slot)| {
-            let bytes = if slot[15] == LONG { self.long_id(slot) } else { &slot[..slot[15] as usize] };
+            let bytes = if slot[0] == LONG { self.long_id(slot) } else { &slot[..slot.iter().position(|&b| b == 0xff).unwrap_or(8)] };
             std::str::from_utf8(bytes).expect("an id was a str")
         })
     }
 
     /// The hash of a short id, from its slot.
     #[inline]
-    fn short_hash(&self, entry: &[u8; 16]) -> u64 {
+    fn short_hash(&self, entry: [u8; 8]) -> u64 {
         let [k0, k1] = self.key;
-        fold(fold(read8(entry, 0) ^ k1, read8(entry, 8) ^ k0), k1.rotate_left(29))
+        fold(fold(u64::from_le_bytes(entry) ^ k1, k0), k1.rotate_left(29))
     }
 
-    /// The hash of an id longer than 15 bytes.
+    /// The hash of an id kept in `long`.
     fn long_hash(&self, bytes: &[u8]) -> u64 {
         let [k0, k1] = self.key;
         let n = bytes.len();
@@ -508,13 +501,17 @@ impl Seen {
             hash = fold(read8(bytes, at) ^ k1, read8(bytes, at + 8) ^ hash);
             at += 16;
         }
-        hash = fold(read8(bytes, n - 16) ^ k1, read8(bytes, n - 8) ^ hash);
+        if n >= 16 {
+            hash = fold(read8(bytes, n - 16) ^ k1, read8(bytes, n - 8) ^ hash);
+        } else if n > 8 {
+            hash = fold(read8(bytes, 0) ^ k1, read8(bytes, n - 8) ^ hash);
+        }
         fold(hash ^ k0, k1.rotate_left(29))
     }
 
     /// The bytes of the longer id a slot says where to find.
-    fn long_id(&self, slot: &[u8; 16]) -> &[u8] {
-        let start = read8(slot, 0) as usize;
+    fn long_id(&self, slot: &[u8; 8]) -> &[u8] {
+        let start = (u64::from_le_bytes(*slot) >> 8) as usize;
         let n = read8(&self.long, start) as usize;
         &self.long[start + 8..start + 8 + n]
     }
@@ -523,9 +520,9 @@ impl Seen {
     #[inline]
     pub fn probe(&self, id: &str) -> Probe {
         let bytes = id.as_bytes();
-        let short = bytes.len() <= SHORT;
-        let entry = if short { inline(bytes) } else { [0; 16] };
-        let hash = if short { self.short_hash(&entry) } else { self.long_hash(bytes) };
+        let short = (1..=SHORT).contains(&bytes.len());
+        let entry = if short { inline(bytes) } else { [0; 8] };
+        let hash = if short { self.short_hash(entry) } else { self.long_hash(bytes) };
         let mut probe = Probe { hash, slot: 0, found: false, entry };
         if self.tags.is_empty() {
             return probe;
@@ -538,7 +535,7 @@ impl Seen {
             if there == 0 {
                 break;
             }
-            if there == tag && if short { self.slots[slot] == entry } else { self.slots[slot][15] == LONG && self.long_id(&self.slots[slot]) == bytes } {
+            if there == tag && if short { self.slots[slot] == entry } else { self.slots[slot][0] == LONG && self.long_id(&self.slots[slot]) == bytes } {
                 probe.found = true;
                 break;
             }
@@ -558,12 +555,10 @@ impl Seen {
             self.grow();
             slot = self.vacant(probe.hash);
         }
-        self.slots[slot] = if id.len() <= SHORT {
+        self.slots[slot] = if (1..=SHORT).contains(&id.len()) {
             probe.entry
         } else {
-            let mut entry = [0; 16];
-            entry[..8].copy_from_slice(&(self.long.len() as u64).to_le_bytes());
-            entry[15] = LONG;
+            let entry = ((self.long.len() as u64) << 8 | LONG as u64).to_le_bytes();
             self.long.extend_from_slice(&(id.len() as u64).to_le_bytes());
             self.long.extend_from_slice(id.as_bytes());
             entry
@@ -585,10 +580,10 @@ impl Seen {
     fn grow(&mut self) {
         let size = (self.tags.len() * 2).max(16);
         let tags = std::mem::replace(&mut self.tags, vec![0; size]);
-        let slots = std::mem::replace(&mut self.slots, vec![[0; 16]; size]);
+        let slots = std::mem::replace(&mut self.slots, vec![[0; 8]; size]);
         for (tag, entry) in tags.into_iter().zip(slots) {
             if tag != 0 {
-                let hash = if entry[15] == LONG { self.long_hash(self.long_id(&entry)) } else { self.short_hash(&entry) };
+                let hash = if entry[0] == LONG { self.long_hash(self.long_id(&entry)) } else { self.short_hash(entry) };
                 let slot = self.vacant(hash);
                 self.tags[slot] = tag;
                 self.slots[slot] = entry;
