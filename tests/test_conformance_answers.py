@@ -6,13 +6,17 @@ beside the conformance run in tests/test_conformance_conform.py.
 
 from __future__ import annotations
 
+from itertools import islice
+
 import pytest
 
 import gapstate
-from gapstate.conformance.answers import protocol_problem, shown, table_answer, wire
+from gapstate.conformance.answers import Answers, protocol_problem, shown, table_answer, table_answers, wire
+from gapstate.fuzzing.strategies import chance_walks
 from gapstate.run.replayer import Session, machine_for
 
-from .support import SPEC_TEXT, line_of
+from .defects import DEFECTS
+from .support import SPEC_TEXT, line_of, variant
 
 LOSS = {"event": "loss_voiced", "t": 5, "id": "iv-1"}
 
@@ -65,3 +69,23 @@ def test_an_answer_is_shown_as_its_json_cut_short_or_sketched_where_json_cannot_
     assert len(long) == 203 and long.endswith("...")
     assert shown({1, 2}) == "<set>"
     assert shown({"refused": 10**5000}) == '{"refused": <a number of 5001 digits>}'  # repr raised ValueError
+
+
+_DEFECTS = {name: (old, new) for name, old, new in DEFECTS}
+
+
+@pytest.mark.parametrize("defect, seen", [(None, None), ("send-while-busy", "broken"), ("hole after a failed send", "hole")])
+def test_a_generated_walk_s_own_outcomes_are_the_table_s_answers_to_its_trace(defect, seen):
+    """conform compares with what the walk saw drawing the trace: the answers a fresh session gives the trace, as many.
+
+    On a table whose steps break a rule (the replay goes on past them) and
+    on one with a hole (the walk ends in it) too.
+    """
+    spec = gapstate.load_spec(variant(*_DEFECTS[defect]) if defect else None)
+    machine, shaped = machine_for(spec), Answers()
+    found = set()
+    for trace, outcomes in islice(chance_walks(spec, 0), 200):
+        expected = table_answers(Session(machine), wire(trace))
+        assert list(map(shaped, outcomes)) == expected
+        found |= {"broken" for outcome in outcomes if outcome.broken} | {"hole" for answer, _ in expected if "refused" in answer}
+    assert found == ({seen} if seen else set())

@@ -67,6 +67,32 @@ def table_answers(session: Session, events: Sequence[dict[str, Any]]) -> list[tu
     return out
 
 
+_KNOWN = 4096  # Outcomes an Answers keeps the shape of, at most: it starts afresh past them
+
+
+class Answers:
+    """`table_answer`'s shape for an Outcome already stepped, built once per Outcome.
+
+    The interpreter hands back the same Outcome for every step it memoised
+    (most of a trace's), so its answer is built once and looked up by the
+    Outcome's identity after (the Outcome is kept with it, so its identity
+    is never another's). Treat the answers as read only: they are shared.
+    """
+
+    __slots__ = ("_known",)
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[Outcome, tuple[dict[str, Any], int | None]]] = {}
+
+    def __call__(self, outcome: Outcome) -> tuple[dict[str, Any], int | None]:
+        known = self._known.get(id(outcome))
+        if known is None:
+            if len(self._known) >= _KNOWN:
+                self._known.clear()
+            known = self._known[id(outcome)] = (outcome, _shaped(outcome))
+        return known[1]
+
+
 def _shaped(outcome: Outcome) -> tuple[dict[str, Any], int | None]:
     row = outcome.row.line if outcome.row is not None else None
     if outcome.status is Status.OK:

@@ -11,10 +11,11 @@ part from the table's. It does no I/O itself.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from gapstate.conformance.answers import (
+    Answers,
     differences,
     protocol_problem,
     shown,
@@ -24,7 +25,7 @@ from gapstate.conformance.answers import (
 from gapstate.errors import GapstateError
 from gapstate.results import Result
 from gapstate.run.event import TEXTS, TIMES, Event, fresh_id
-from gapstate.run.machine import Machine
+from gapstate.run.machine import Machine, Outcome
 from gapstate.run.replayer import Session, machine_for
 from gapstate.table.load import Spec
 
@@ -112,14 +113,25 @@ class Runner:
     events: int = 0
     shrinking: bool = False
 
-    def run(self, trace: Sequence[dict[str, Any]], source: str = "generated") -> Divergence | None:
-        """Reset, then send the trace's events until the first divergence or refusal."""
+    answers: Answers = field(default_factory=Answers)
+
+    def run(self, trace: Sequence[dict[str, Any]], source: str = "generated",
+            outcomes: Sequence[Outcome] | None = None) -> Divergence | None:
+        """Reset, then send the trace's events until the first divergence or refusal.
+
+        `outcomes` are the table's for each event, as the walk that drew the
+        trace replayed it (`strategies.chance_walks`); without them the
+        trace is replayed here.
+        """
         events = wire(trace)
         if self.shrinking:
             self.shrinks += 1
         else:
             self.traces += 1
-        table = table_answers(Session(self.machine), events)  # up to the first refusal: what follows is not sent
+        if outcomes is None:
+            table = table_answers(Session(self.machine), events)  # up to the first refusal: what follows is not sent
+        else:
+            table = list(map(self.answers, outcomes))
         whole = getattr(self.implementation, "trace", None)  # a Child sends the trace in one write
         if whole is not None:
             answers: Iterator[Any] = whole([dict(event) for event in events[: len(table)]])
@@ -293,7 +305,7 @@ def _generated(
     spec: Spec, runner: Runner, examples: int, seed: int, max_size: int, progress: Callable[[], None] | None,
     duration: float | None,
 ) -> Divergence | None:
-    """Up to `examples` walks of `strategies.chance_traces` from `seed`, until one diverges or `duration` s pass.
+    """Up to `examples` walks of `strategies.chance_walks` from `seed`, until one diverges or `duration` s pass.
 
     They are the walks of the Hypothesis strategy `strategies.traces`, every
     choice drawn from a seeded `random.Random` rather than by Hypothesis'
@@ -304,13 +316,13 @@ def _generated(
     import time
     from itertools import islice
 
-    from gapstate.fuzzing.strategies import chance_traces
+    from gapstate.fuzzing.strategies import chance_walks
 
     deadline = None if duration is None else time.monotonic() + duration
-    for trace in islice(chance_traces(spec, seed, max_size), examples):
+    for trace, outcomes in islice(chance_walks(spec, seed, max_size), examples):
         if deadline is not None and time.monotonic() > deadline:
             break
-        divergence = runner.run(trace)
+        divergence = runner.run(trace, outcomes=outcomes)
         if progress is not None:
             progress()
         if divergence is not None:

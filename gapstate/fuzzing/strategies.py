@@ -29,7 +29,7 @@ from gapstate.fuzzing.walk import (
 )
 from gapstate.run.concrete import AFTER, AT, SAME_MS
 from gapstate.run.event import FIELDS, TEXTS, TIMES, fresh_id
-from gapstate.run.machine import Status
+from gapstate.run.machine import Outcome, Status
 from gapstate.run.replayer import Session, machine_for
 from gapstate.table.load import Spec, resolve
 from gapstate.table.vocabulary import EVENTS, PAYLOADS, SEEN, SESSION_END
@@ -119,19 +119,25 @@ def _drawing(spec: Spec, max_size: int, wanted: tuple[int, ...] | None, goals: A
     return _Drawing(machine, wanted, labels, moves, max_size, goals, goal_walks)
 
 
-def chance_traces(spec: Spec, seed: int, max_size: int = 60) -> Iterator[list[dict[str, Any]]]:
+def chance_walks(spec: Spec, seed: int, max_size: int = 60) -> Iterator[tuple[list[dict[str, Any]], list[Outcome]]]:
     """The walks of `traces(spec, max_size)`, without end, every choice drawn by `walk.Chance(seed)`, not Hypothesis.
 
     The same code walks the table (rows, holes and boundary goals as
     targets, half the walks goal walks); the choices come from a seeded
     `random.Random`, so a seed gives the same traces every time, at a
     small fraction of what Hypothesis' engine costs a choice. Nothing here
-    shrinks: `conform` shrinks what diverges by itself.
+    shrinks: `conform` shrinks what diverges by itself. Each trace comes
+    with the table's Outcome of each of its events, as the walk replayed
+    them drawing it: what a fresh `Session` fed the trace gives, event by
+    event (a walk ends at an event the table does not take), so `conform`
+    compares an implementation's answers with these rather than replaying
+    the trace again.
     """
     drawing = _drawing(spec, max_size, None, True, True)
     draw = Chance(seed)
     while True:
-        yield _walked(draw, drawing, lambda: _stepped(draw, drawing), None)
+        outcomes: list[Outcome] = []
+        yield _walked(draw, drawing, lambda: _stepped(draw, drawing), None, outcomes), outcomes
 
 
 class _Drawing:
@@ -235,13 +241,16 @@ def _walk(draw: st.DrawFn, drawing: _Drawing) -> list[dict[str, Any]]:
 
 
 def _walked(draw: Draw, drawing: _Drawing, step: Callable[[], tuple[dict[str, Any], int] | None],
-            label: Callable[[str], None] | None) -> list[dict[str, Any]]:
-    """One trace: `step` draws each event, `label` (`hypothesis.event`, under Hypothesis) is told each row it fired."""
+            label: Callable[[str], None] | None, outcomes: list[Outcome] | None = None) -> list[dict[str, Any]]:
+    """One trace: `step` draws each event, `label` (`hypothesis.event`, under Hypothesis) is told each row it fired.
+
+    `outcomes`, when given, gets the Outcome of each event of the trace, in order.
+    """
     machine, wanted, walking = drawing.machine, drawing.wanted, drawing.walking
     guide = guide_for(machine)
     goals = _goals(machine, drawing.goals)
     goal_walk = bool(goals) and drawing.goal_walks and draw(BOOL)  # drawn first: shrinking turns it to a row walk
-    walk = GuidedWalk(Session(machine), guide, guide.targets if wanted is None else wanted, goals, goal_walk)
+    walk = GuidedWalk(Session(machine), guide, guide.targets if wanted is None else wanted, goals, goal_walk, outcomes)
     if wanted is not None and not guide.nearest(machine.initial, wanted):
         raise InvalidArgument(f"toward={wanted!r}: no such row fires on a reachable configuration")
     session = walk.session

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from gapstate.fuzzing.goals import Goal, Story, Way, retell
 from gapstate.fuzzing.guide import Guide
 from gapstate.run.concrete import AFTER, AT, AT_DUP, BEFORE, KINDS, Concretizer
-from gapstate.run.machine import Status
+from gapstate.run.machine import Outcome, Status
 from gapstate.run.replayer import Session
 from gapstate.table.vocabulary import PAYLOADS, SEEN, Stimulus
 
@@ -137,10 +137,10 @@ class GuidedWalk:
     """A trace being drawn: the session so far, the target it heads for, the targets and goals it has hit."""
 
     __slots__ = ("concrete", "guide", "pool", "kinds", "endings", "target", "hit", "stopped",
-                 "goals", "goal_walk", "plan", "story")
+                 "goals", "goal_walk", "plan", "story", "outcomes")
 
     def __init__(self, session: Session, guide: Guide, pool: tuple[Any, ...], goals: tuple[Goal, ...] = (),
-                 goal_walk: bool = False):
+                 goal_walk: bool = False, outcomes: list[Outcome] | None = None):
         self.concrete = Concretizer(session)  # the session, the time, the ids given and their kinds
         self.guide = guide
         self.pool = pool  # the targets this walk heads for, in table order
@@ -153,6 +153,7 @@ class GuidedWalk:
         self.goal_walk = goal_walk  # every target a goal (while one's plan fits), not one in four
         self.plan: list[Way] = []  # the rest of the way to the goal it heads for, its gadget included
         self.story = Story()  # what the goals read of the history: the kinds of id seen
+        self.outcomes = outcomes  # when kept: each event's Outcome, in order
 
     @property
     def session(self) -> Session:
@@ -167,6 +168,8 @@ class GuidedWalk:
         repeated = self.concrete.repeats(item)
         outcome = self.concrete.feed(item)
         assert outcome is not None
+        if self.outcomes is not None:
+            self.outcomes.append(outcome)
         if outcome.status is not Status.OK:  # a hole in the table: no configuration follows
             self.hit.add((state, name))
             self.stopped = True
