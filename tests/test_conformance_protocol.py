@@ -9,10 +9,12 @@ import time
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import gapstate
 from gapstate.conformance.conform import Untestable, conform
-from gapstate.conformance.protocol import Child, _encoding
+from gapstate.conformance.protocol import Child, _encoding, _line
 from gapstate.conformance.reaper import Reaper
 
 from .support import ROOM_LOOP
@@ -339,3 +341,64 @@ def test_an_adapter_that_exits_while_its_child_holds_the_pipes_is_seen_to_exit_a
                                   b"\xef\xbb\xbf{}", b"\xff\xfe{\x00", b"\x00{\x00}", b"[1]", b"1", b""])
 def test_an_answers_encoding_is_the_one_json_detects(line):
     assert _encoding(line) == json.detect_encoding(line)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+def _json_read(line: bytes) -> Any:
+    """What `json.loads` (the decoder conform had before its msgspec path) makes of an answer line: a value, or the error's type."""
+    from gapstate.conformance.protocol import _DECODER
+
+    try:
+        return _DECODER.decode(line.decode(_encoding(line), "surrogatepass"))
+    except (ValueError, RecursionError) as error:
+        return type(error if isinstance(error, RecursionError) else ValueError())
+
+
+@given(st.one_of(
+    _JSON.map(lambda v: json.dumps(v).encode()),
+    _JSON.map(lambda v: json.dumps(v, ensure_ascii=False).encode("utf-8", "surrogatepass")),
+    st.binary(max_size=40),
+    st.sampled_from([b"1e400", b'{"a": -1e400}', b"NaN", b"1" + b"0" * 5000, b'"\\ud800"', b"\xef\xbb\xbf{}",
+                     b"{\x00}", b'{"a":1,"a":2}', b' {"b": [1 , 2.50]} \r']),
+))
+def test_an_answer_line_reads_as_json_loads_reads_it(line):
+    """The msgspec path gives what json would for every line: its value, or an error json then names."""
+    from gapstate.conformance.protocol import _decoded
+
+    try:
+        read = _decoded(line)
+    except (ValueError, RecursionError) as error:
+        read = type(error if isinstance(error, RecursionError) else ValueError())
+    expected = _json_read(line)
+    assert repr(read) == repr(expected)  # repr: a NaN json reads equals itself, and -0.0 is not 0
+
+
+def test_an_answer_nested_near_the_recursion_limit_reads_as_json_loads_reads_it():
+    """msgspec reads a few levels deeper than json: an answer json finds nested too deeply is so still."""
+    from gapstate.conformance.protocol import _decoded
+
+    for depth in range(1, 1001):
+        line = b'{"a": ' * depth + b"[]" + b"}" * depth
+        try:
+            read = _decoded(line)
+        except RecursionError as error:
+            read = type(error)
+        assert repr(read) == repr(_json_read(line)), depth
+
+
+@given(st.dictionaries(st.text(), st.one_of(st.text(), st.integers(), st.booleans(), st.none(), st.floats(),
+                                             st.lists(st.integers(), max_size=2)), max_size=4))
+def test_an_event_line_is_what_json_dumps_writes(message):
+    """Hostile ids and keys are escaped as json.dumps escapes them, and whatever else is json.dumps' own."""
+    assert _line(message) == json.dumps(message)
+
+
+def test_an_event_json_cannot_write_is_refused_as_json_dumps_refuses_it():
+    with pytest.raises(TypeError):
+        _line({"event": "busy_start", "t": object()})
