@@ -488,7 +488,7 @@ impl Seen {
     #[inline]
     fn short_hash(&self, entry: [u8; 8]) -> u64 {
         let [k0, k1] = self.key;
-        fold(fold(u64::from_le_bytes(entry) ^ k1, k0), k1.rotate_left(29))
+        fold(u64::from_le_bytes(entry) ^ k0, k1)
     }
 
     /// The hash of an id kept in `long`.
@@ -546,6 +546,7 @@ impl Seen {
     }
 
     /// Remember `id` where `probe` (this set's probe of `id`, nothing put since) found it missing.
+    #[inline]
     fn put(&mut self, probe: Probe, id: &str) -> bool {
         if probe.found {
             return false;
