@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from gapstate.attribution.positions import locate, position, problem_lines
 from gapstate.attribution.validation import ReportProblem
 
@@ -36,6 +38,7 @@ def test_only_the_values_on_the_way_to_the_problems_are_kept():
     assert locate(text, []) == {(): 0}
 
 
+@pytest.mark.slow  # a memory test over a 200 KB report, traced: about 0.4 s of CPU
 def test_pointing_at_one_problem_of_a_deep_report_holds_memory_in_proportion_to_the_text():
     """A report whose `meta` is 400 nested lists over and over, and one bad status: found, and the path's memory only.
 

@@ -217,6 +217,7 @@ def test_a_step_shows_its_rows_guards_as_the_row_writes_them_so_grep_finds_the_r
     assert list(step["guards"]) == ["attempts_left", "candidate_active"]
 
 
+@pytest.mark.slow  # a memory test over a 5 MB trace, traced: about 0.4 s of CPU
 def test_steps_with_long_ids_are_written_a_few_at_a_time_however_long_each_line(tmp_path, monkeypatch):
     """The writer gathered 1,024 lines before each write: a trace of 1 MiB ids held some 3 GB. Now about 64 KiB at a time."""
     import tracemalloc

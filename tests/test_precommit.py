@@ -96,6 +96,7 @@ def test_the_hook_checks_files_named_gap_state_md_and_fails_on_findings(tmp_path
     assert "notes.md" not in bad.stdout
 
 
+@pytest.mark.slow  # pre-commit validates both as two processes: about 0.4 s of CPU
 @needs_pre_commit
 def test_the_manifest_and_the_docs_snippet_are_valid_for_pre_commit(tmp_path):
     assert subprocess.run([PRE_COMMIT, "validate-manifest", str(ROOT / ".pre-commit-hooks.yaml")]).returncode == 0

@@ -290,6 +290,7 @@ def _proof_lines(copies: int) -> int:
     return count
 
 
+@pytest.mark.slow  # a scaling test: 150 and 300 copies proved, about 0.5 s of CPU
 def test_the_causes_of_many_copies_of_one_row_cost_in_proportion_to_them():
     """30,000 copies took over 400 s: each overlap, tried as a root, went over every finding and every row."""
     small, large = _proof_lines(150), _proof_lines(300)

@@ -76,6 +76,7 @@ def test_the_exploration_is_exactly_the_plain_search(caps, defect):
     assert bool(broken) == bool(defect)
 
 
+@pytest.mark.slow  # a scaling test: three explorations of 100 to 300 requests, about 0.3 s of CPU
 def test_large_caps_keep_the_configuration_count_linear():
     """With a session cap well past the episode's, each extra request adds the same configurations."""
     counts = [

@@ -4,6 +4,11 @@ The machine's compiled, memoised step; the replayer's Session, with its
 nodes and the payload's guard decided inline; and the trace reader, which
 decodes a chunk of lines in one call, against the same things written the
 obvious way.
+
+Each test draws hundreds of cases (about 2.3 s of CPU together), so the
+module runs under `pytest -m slow`, the second half of the README's test
+command; the fast suite holds the same paths to examples
+(tests/test_run_machine.py, test_run_replayer.py, test_run_trace.py).
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import io
 import json
 from contextlib import contextmanager
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +31,8 @@ from gapstate.strategies import any_traces, events, traces
 from gapstate.table.vocabulary import COUNTERS, EVENTS, FLAGS, Config
 
 from . import reference
+
+pytestmark = pytest.mark.slow
 
 SPEC = gapstate.load_spec()
 TABLE = SPEC.table
