@@ -397,6 +397,8 @@ impl Probe {
     }
 }
 
+/// The slots the first id allocates (1,152 bytes): room for 96 ids before the set grows.
+const FIRST: usize = 128;
 /// The longest id a slot holds itself.
 const SHORT: usize = 8;
 /// The first byte of a slot that holds where another id is (a short id's first byte is never 0xff).
@@ -444,7 +446,7 @@ impl Default for Seen {
 }
 
 impl Seen {
-    /// An empty set (it allocates at the first id), keyed afresh.
+    /// An empty set (it allocates `FIRST` slots at the first id), keyed afresh.
     pub fn new() -> Seen {
         let state = RandomState::new();
         let key = |salt: u64| {
@@ -579,7 +581,7 @@ impl Seen {
     }
 
     fn grow(&mut self) {
-        let size = (self.tags.len() * 2).max(16);
+        let size = (self.tags.len() * 2).max(FIRST);
         let tags = std::mem::replace(&mut self.tags, vec![0; size]);
         let slots = std::mem::replace(&mut self.slots, vec![[0; 8]; size]);
         for (tag, entry) in tags.into_iter().zip(slots) {
