@@ -83,7 +83,14 @@ def test_the_readme_has_examples_of_each_kind():
     assert ("jsonl", " file=trace.jsonl") in readme
 
 
-@pytest.mark.parametrize("page, body", CONSOLE, ids=[f"{p}:{b.splitlines()[0][2:40]}" for p, b in CONSOLE])
+# `gapstate mutate` at its default --jobs judges a row's mutants in a pool of worker processes, each
+# importing gapstate (about 0.5 s of CPU an example): those examples run under `pytest -m slow`, and
+# tests/test_cli_mutate.py runs the same row's mutants in process in every `pytest`.
+POOLED = [pytest.param(page, body, marks=pytest.mark.slow) if "$ gapstate mutate " in body else (page, body)
+          for page, body in CONSOLE]
+
+
+@pytest.mark.parametrize("page, body", POOLED, ids=[f"{p}:{b.splitlines()[0][2:40]}" for p, b in CONSOLE])
 def test_a_console_example_prints_what_it_shows(tmp_path, monkeypatch, page, body):
     clone(tmp_path, monkeypatch, page)
     for argv, expected in sessions(body):

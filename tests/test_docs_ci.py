@@ -62,6 +62,7 @@ def _schema_check(*paths) -> subprocess.CompletedProcess:
                           capture_output=True, text=True)
 
 
+@pytest.mark.slow  # check-jsonschema runs twice as a process: about 1 s of CPU
 @pytest.mark.skipif(CHECK_JSONSCHEMA is None, reason="check-jsonschema is not installed")
 def test_the_workflows_are_valid_against_the_github_workflow_schema(tmp_path):
     for name, text in (("ci.yml", WORKFLOW), ("diff.yml", DIFF_WORKFLOW)):
