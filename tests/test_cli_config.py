@@ -419,7 +419,8 @@ def _spec_commands(folder):
         "vectors": ["vectors", str(folder / "out")],
         "conform": ["conform", "--replay", str(trace), "--", sys.executable, str(ROOM_LOOP)],
         "gen": ["gen", "python", str(folder / "decider.py")],
-        "mutate": ["mutate", "--kind", "duplicated"],  # a copy never fires: nothing to check
+        # a copy never fires: nothing to check; and in process, with no pool of workers started for it
+        "mutate": ["mutate", "--kind", "duplicated", "--jobs", "1"],
     }
 
 

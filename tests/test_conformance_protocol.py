@@ -379,6 +379,7 @@ def test_an_answer_line_reads_as_json_loads_reads_it(line):
     assert repr(read) == repr(expected)  # repr: a NaN json reads equals itself, and -0.0 is not 0
 
 
+@pytest.mark.slow  # every depth from 1 to 1,000, each read twice: about 0.8 s of CPU
 def test_an_answer_nested_near_the_recursion_limit_reads_as_json_loads_reads_it():
     """msgspec reads a few levels deeper than json: an answer json finds nested too deeply is so still."""
     from gapstate.conformance.protocol import _decoded
