@@ -93,8 +93,12 @@ def attribute(found: list[Finding], table: Table, machine: Machine, exploration:
         pending.pop(finding, None)
 
     def about(root: Finding) -> list[Suspect]:
-        """The steps a root is about: its own and those of what already follows from it (a hole its guard left)."""
-        own = sorted([root, *followers.get(root, ())], key=order.__getitem__)
+        """The steps a root is about: its own and those of what already follows from it (a hole its guard left).
+
+        Not those of a breach that follows from it: a rule-breaking row's steps that break another rule
+        may be reached past other roots, and mending this one blocks none of them.
+        """
+        own = sorted([root, *(f for f in followers.get(root, ()) if not isinstance(f, RuleBroken))], key=order.__getitem__)
         return [s for f in own if (s := suspect(f, table, machine)) is not None]
 
     roots: list[Finding] = []  # the roots established so far, in the order tried
@@ -135,14 +139,94 @@ def attribute(found: list[Finding], table: Table, machine: Machine, exploration:
         on_cycle = [r for r in roots if r not in causes and not _rows_of(r).isdisjoint(loop.rows)]
         if on_cycle:
             follows(loop, on_cycle[0])
-    # What no one root explains, that several together do: rows cut off, allowed rows that fire.
     standing = [r for r in roots if r not in causes]
+    _shared(walk, causes, joint, standing, about)
+    # What no one root explains, that several together do: rows cut off, allowed rows that fire.
     for left in [*cut_off, *(f for f in pending if isinstance(f, StaleAllowance))]:
         if walk.visited > CAUSE_BUDGET:
             break
         if left not in joint and (together := _together(walk, left, standing, about)):
             joint[left] = together
     return Attribution(findings, _resolved(causes, joint))
+
+
+def _shared(
+    walk: Walker, causes: dict[Finding, Finding], joint: dict[Finding, tuple[Finding, ...]], roots: list[Finding],
+    about: Callable[[Finding], list[Suspect]],
+) -> None:
+    """A breach one root explains that another root's mistake also reaches follows from both.
+
+    Restoring a root's row changes where its own steps lead, not what the
+    other mistakes do. So a breach at another row, some of whose steps are
+    taken only past a second root (not taken once that root's steps are
+    not), stays when the first is restored. A breach at its root's own row
+    follows from it by the row alone, unless the row also breaks it where
+    the configuration is wrong (see `_past_other_roots`).
+    """
+    if len(roots) < 2:
+        return
+    same_row: dict[Finding, list[RuleBroken]] = {}
+    elsewhere: dict[tuple[str, int], RuleBroken] = {}
+    for finding in causes:
+        if isinstance(finding, RuleBroken) and finding not in joint:
+            root = _root(causes, finding)
+            if isinstance(root, RuleBroken) and root.line == finding.line:
+                same_row.setdefault(root, []).append(finding)
+            else:
+                elsewhere[finding.rule, finding.line] = finding
+    also: dict[Finding, list[Finding]] = {}
+    for other in roots if elsewhere else ():
+        if walk.visited > CAUSE_BUDGET:
+            return  # what is not yet tried stays under the one root that explains it
+        keys = [key for key, finding in elsewhere.items() if _root(causes, finding) is not other]
+        for key in walk.past(about(other), keys) if keys else ():
+            also.setdefault(elsewhere[key], []).append(other)
+    if same_row:
+        _past_other_roots(walk, same_row, roots, about, also)
+    for finding, others in also.items():
+        joint[finding] = (_root(causes, finding), *others)
+
+
+def _past_other_roots(
+    walk: Walker, same_row: dict[Finding, list[RuleBroken]], roots: list[Finding],
+    about: Callable[[Finding], list[Suspect]], also: dict[Finding, list[Finding]],
+) -> None:
+    """For each breach at its root's own row, the other roots that alone reach a configuration where the
+    row breaks it and even a row that did nothing would: there the configuration is what is wrong, and
+    restoring the row leaves the breach. Configurations reached without every root's steps do not count
+    (the restored row is right there)."""
+    exploration, machine = walk.exploration, walk.machine
+    clean = walk.reached([s for root in roots for s in about(root)])
+    for root, found in same_row.items():
+        if walk.visited > CAUSE_BUDGET:
+            return
+        reached = walk.reached(about(root))
+        exposed = {}
+        for finding in found:
+            nodes = {
+                node
+                for node, event, choice in exploration.breaking_steps(finding.rule, finding.line)
+                if node in reached and node not in clean
+                and machine.idle_breaks(exploration.config(node), event, choice, finding.rule)
+            }
+            if nodes:
+                exposed[finding] = nodes
+        for other in roots if exposed else ():
+            if other is root or walk.visited > CAUSE_BUDGET:
+                continue
+            still = walk.reached([*about(root), *about(other)])
+            for finding, nodes in exposed.items():
+                if not all(node in still for node in nodes):
+                    also.setdefault(finding, []).append(other)
+
+
+def _root(causes: dict[Finding, Finding], finding: Finding) -> Finding:
+    """The root a finding follows from, along `causes` (itself for a root)."""
+    seen = {finding}
+    while finding in causes and causes[finding] not in seen:
+        finding = causes[finding]
+        seen.add(finding)
+    return finding
 
 
 def _together(
@@ -192,17 +276,10 @@ def _candidates(findings: list[Finding]) -> list[Finding]:
 def _resolved(causes: dict[Finding, Finding], joint: dict[Finding, tuple[Finding, ...]]) -> dict[Finding, tuple[Finding, ...]]:
     """Every consequence pointed at its roots, never at another consequence."""
 
-    def root(finding: Finding) -> Finding:
-        seen = {finding}
-        while finding in causes and causes[finding] not in seen:
-            finding = causes[finding]
-            seen.add(finding)
-        return finding
-
     out: dict[Finding, tuple[Finding, ...]] = {}
     for finding in (*causes, *joint):
         named = joint.get(finding) or (causes[finding],)
-        roots = tuple(dict.fromkeys(root(r) for r in named if root(r) is not finding))
+        roots = tuple(dict.fromkeys(_root(causes, r) for r in named if _root(causes, r) is not finding))
         if roots:
             out[finding] = roots
     return out

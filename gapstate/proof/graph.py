@@ -340,12 +340,12 @@ class Exploration:
                 yield rule, line, Trace(self._tree(False), node, Stimulus(event, choice)), True
 
     def reach_without(self, rows: Container[int], blocked: Callable[[Config, str, bool, int, bool], bool]
-                      ) -> tuple[set[int], set[tuple[str, int]], int]:
+                      ) -> tuple[set[int], set[tuple[str, int]], Tree]:
         """A walk from the initial configuration that leaves out the moves that fire one of `rows` and
         that `blocked(config, event, choice, row, breaks a rule)` accepts.
 
-        Returns the rows that fire, the (rule, row) pairs broken, and how
-        many configurations were reached. A class none of whose steps fire
+        Returns the rows that fire, the (rule, row) pairs broken, and the
+        nodes reached (the walk's tree). A class none of whose steps fire
         one of `rows` counts its rows and breaches once, not at every member.
         """
         packing = self._packing
@@ -377,8 +377,11 @@ class Exploration:
             return [(step, node + step[0] if not step[4] else target_of(node, representative, step[0], step[4]))
                     for step in steps]
 
-        reached = walk((self.root,), edges).tree
-        return fired, broken, len(reached)
+        return fired, broken, walk((self.root,), edges).tree
+
+    def breaking_steps(self, rule: str, line: int) -> list[tuple[int, str, bool]]:
+        """Every reachable step that breaks `rule` at the row at `line`, as (node, event, choice)."""
+        return self._breaches.get((rule, line), [])
 
     def distances(self, clean: bool = False) -> dict[Config, int]:
         """Moves from the initial configuration to every one reachable (along clean moves if asked)."""

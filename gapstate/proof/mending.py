@@ -18,7 +18,7 @@ configuration within the caps fires is settled without a walk. Both are
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from itertools import product
 from math import prod
 from typing import NamedTuple
@@ -117,14 +117,37 @@ class Walker:
         Only steps that fire a row lead anywhere, so the walk follows the
         explored graph, minus the suspect steps among them.
         """
+        fired, broken, _, _ = self._without(suspects)
+        return fired, broken
+
+    def reached(self, suspects: list[Suspect]) -> Container[int]:
+        """The nodes reached when the suspect steps are not taken."""
+        return self._without(suspects)[2]
+
+    def past(self, suspects: list[Suspect], breaches: list[tuple[str, int]]) -> set[tuple[str, int]]:
+        """The (rule, row) pairs of `breaches` some breaking step of which is not taken when the suspect
+        steps are not: broken, at least there, only past them."""
+        exploration = self.exploration
+        _, _, reached, blocked = self._without(suspects)
+        return {
+            (rule, line)
+            for rule, line in breaches
+            if any(node not in reached or blocked(exploration.config(node), event, choice, line, True)
+                   for node, event, choice in exploration.breaking_steps(rule, line))
+        }
+
+    def _without(self, suspects: list[Suspect]) -> tuple[set[int], set[tuple[str, int]], Container[int],
+                                                         Callable[[Config, str, bool, int, bool], bool]]:
+        """The walk that leaves the suspect steps out: the rows fired, the breaches, the nodes reached,
+        and the test of a step left out."""
         by_row = tests_by_row(suspects)
 
         def blocked(config: Config, event: str, choice: bool, line: int, broken: bool) -> bool:
-            return any(test(config, event, choice, broken) for test in by_row[line])
+            return any(test(config, event, choice, broken) for test in by_row.get(line, ()))
 
         fired, broken, reached = self.exploration.reach_without(by_row, blocked)
-        self.visited += reached
-        return fired, broken
+        self.visited += len(reached)
+        return fired, broken, reached, blocked
 
     def opened(self, suspects: list[Suspect], wanted: set[int]) -> set[int]:
         """The rows of `wanted` that fire when a suspect step may lead anywhere (see `Walker.__init__`).

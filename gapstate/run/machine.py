@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from gapstate.table import vocabulary
 from gapstate.table.model import Row, Table
-from gapstate.table.rules import RULES, Rule, Transition
+from gapstate.table.rules import RULES, STATE_MEANINGS, Rule, Transition
 from gapstate.table.vocabulary import CHOICE_OF, COMMITS, EVENTS, GUARDS, PAYLOADS, Config, Value
 
 
@@ -222,6 +222,18 @@ class Machine:
         broken = tuple([rule.id for rule in compiled.rules if rule.broken(transition)])
         return Outcome(Status.OK, after, row, named, row.actions, broken, compiled.commits)
 
+
+    def idle_breaks(self, before: Config, event: str, choice: bool, rule: str) -> bool:
+        """Whether `rule` says what a state means and a row that does nothing (`= | noop`) would break it on
+        this step: the configuration, not what a row does there, is what is wrong."""
+        if rule not in STATE_MEANINGS:
+            return False
+        mid = _after_sets(before, event)
+        values = _Guards(mid, self.caps, CHOICE_OF.get(event), choice)
+        guards = {name: values[name] for name in GUARDS}
+        after = self.after_event(before, event)
+        transition = Transition(before, mid, after, event, guards, (), self.initial_state, self.caps)
+        return any(r.id == rule and r.broken(transition) for r in RULES)
 
     def row_at(self, before: Config, event: str, choice: bool = False) -> Row | None:
         """The row the table matches for the event at `before` (None: none), without stepping."""

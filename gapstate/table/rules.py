@@ -421,3 +421,7 @@ RULES: tuple[Rule, ...] = (
         frozenset({"end_unsettled"}),
     ),
 )
+
+# The rules of what a state means. Each reads only the configuration a step ends in, so a step that stays
+# in its state from a configuration where the meaning does not hold breaks it, whatever its row does.
+STATE_MEANINGS = frozenset({"sending-without-send", "requested-without-request", "due-while-candidate-speaks", "gap-without-debt"})
