@@ -48,7 +48,12 @@ Story = frozenset[str]  # the kinds of interval id seen so far (KINDS)
 
 def retell(story: Story, way: Way, actions: tuple[str, ...]) -> Story:
     """The story after a step that took `actions`: a fresh id joins the episode, an ending files its ids."""
-    if way.sent.event in _GIVES_IDS and not way.sent.choice:
+    return retold(story, way.sent.event, way.sent.choice, actions)
+
+
+def retold(story: Story, event: str, choice: bool, actions: tuple[str, ...]) -> Story:
+    """`retell` for a step given as its event and the value of its chosen guard (a walk's, with no Way built)."""
+    if event in _GIVES_IDS and not choice:
         story = story | {EPISODE}
     if EPISODE in story and ENDINGS.intersection(actions):
         kind = WRITTEN_OFF if WRITE_OFFS.intersection(actions) else SETTLED

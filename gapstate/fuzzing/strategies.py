@@ -21,9 +21,9 @@ from gapstate.fuzzing.walk import (
     Chance,
     Draw,
     GuidedWalk,
+    draw_upto,
     integers,
     moves_of,
-    upto,
     wander,
     way_of,
 )
@@ -212,22 +212,22 @@ def _stepped(draw: Draw, drawing: _Drawing) -> tuple[dict[str, Any], int] | None
                 seen = walk.repeated_id(draw, planned.how)
             else:
                 ids = sorted(session.seen)
-                seen = ids[draw(upto(len(ids) - 1))]
+                seen = ids[draw_upto(draw, len(ids) - 1)]
         elif way == FRESH:
             pass
         elif planned is not None:
             after = walk.speech(draw, planned.how, planned.sent.choice, t)
             t = max(t, after)
         elif reference is None:
-            after = draw(upto(t))
+            after = draw_upto(draw, t)
         elif way == AFTER:
             # half the time 1 ms after the horizon: the boundary a non-strict comparison gets wrong
-            after = reference + 1 + (draw(upto(299)) if draw(BOOL) else 0)
+            after = reference + 1 + (draw_upto(draw, 299) if draw(BOOL) else 0)
             t = max(t, after)
         elif way == AT or reference == 0:
             after = reference
         else:
-            after = reference - 1 - (draw(upto(reference - 1)) if draw(BOOL) else 0)
+            after = reference - 1 - (draw_upto(draw, reference - 1) if draw(BOOL) else 0)
     item = walk.concrete.item(name, t=t, seen=seen, after=after)
     if not first and t == previous and draw(BOOL):
         del item["t"]  # absent: the previous event's time

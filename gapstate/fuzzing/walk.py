@@ -20,7 +20,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from gapstate.fuzzing.goals import Goal, Story, Way, retell
+from gapstate.fuzzing.goals import Goal, Story, Way, retold
 from gapstate.fuzzing.guide import Guide
 from gapstate.run.concrete import AFTER, AT, AT_DUP, BEFORE, KINDS, Concretizer
 from gapstate.run.machine import Outcome, Status
@@ -67,27 +67,45 @@ class Chance:
     same kind of walk; only who chooses differs.
     """
 
-    __slots__ = ("random", "known")
+    __slots__ = ("random", "known", "_next")
 
     def __init__(self, seed: int):
         self.random = random.Random(seed)
+        self._next = self.random.random
         # the bounds of each strategy drawn from, looked up in _BOUNDS once: a weak dictionary's
         # lookup builds a weak reference each time (the strategies stay alive while this lives)
         self.known: dict[st.SearchStrategy[Any], tuple[int, int] | None] = {}
 
     def __call__(self, strategy: st.SearchStrategy[Any]) -> Any:
-        known = self.known
-        if strategy in known:
-            bounds = known[strategy]
-        else:
-            bounds = known[strategy] = _BOUNDS[strategy]
-        chance = self.random.random()  # one draw decides: below SIMPLEST the lower bound, else where it falls above
+        bounds = self.known.get(strategy, _UNSEEN)
+        if bounds is _UNSEEN:
+            bounds = self.known[strategy] = _BOUNDS[strategy]
+        chance = self._next()
         if bounds is None:
             return chance < 0.5
-        low, high = bounds
+        low, high = bounds  # as `integer` draws, written out: a call costs as much as the draw
         if chance < SIMPLEST:
             return low
-        return low + min(high - low, int((chance - SIMPLEST) / (1 - SIMPLEST) * (high - low + 1)))
+        return low + min(high - low, int((chance - SIMPLEST) / _ABOVE * (high - low + 1)))
+
+    def integer(self, low: int, high: int) -> int:
+        """What drawing `integers(low, high)` gives, without the strategy."""
+        chance = self._next()  # one draw decides: below SIMPLEST the lower bound, else where it falls above
+        if chance < SIMPLEST:
+            return low
+        return low + min(high - low, int((chance - SIMPLEST) / _ABOVE * (high - low + 1)))
+
+
+_UNSEEN: Any = object()  # a strategy Chance has not looked up yet
+_ABOVE = 1 - SIMPLEST
+
+
+def draw_upto(draw: Draw, high: int) -> int:
+    """`draw(upto(high))`; a Chance draws it with no strategy built (about 90 us for each new bound, a time say)."""
+    if type(draw) is Chance:
+        return draw.integer(0, high)
+    return draw(upto(high))
+
 
 # The moves a trace can make: an event, and for an event whose payload sets a
 # guard (`vocabulary.PAYLOADS`), which way the payload points: a SEEN value
@@ -163,20 +181,19 @@ class GuidedWalk:
 
     def feed(self, item: dict[str, Any]) -> dict[str, Any]:
         """Replay the drawn event (no `t`: the previous event's time) and note the target it hit and the story it tells."""
-        state = self.session.config.state
         name = item["event"]
         repeated = self.concrete.repeats(item)
         outcome = self.concrete.feed(item)
         assert outcome is not None
         if self.outcomes is not None:
             self.outcomes.append(outcome)
-        if outcome.status is not Status.OK:  # a hole in the table: no configuration follows
-            self.hit.add((state, name))
+        if outcome.status is not Status.OK:  # a hole in the table: no configuration follows, the session stays
+            self.hit.add((self.session.config.state, name))
             self.stopped = True
             return item
         assert outcome.row is not None, "a step taken names its row"
         self.hit.add(outcome.row.line)
-        self.story = retell(self.story, Way.of(name, repeated), outcome.actions)
+        self.story = retold(self.story, name, repeated, outcome.actions)
         return item
 
     def choose(self, draw: Draw, unhit: bool) -> Any:
@@ -200,7 +217,7 @@ class GuidedWalk:
         self.plan = []
         if self.goals and (self.goal_walk or draw(_GOAL) == 0):
             names = tuple(self.goals)
-            start = draw(upto(len(names) - 1))
+            start = draw_upto(draw, len(names) - 1)
             tried = 0
             for name in names[start:] + names[:start]:
                 if name in self.hit:
@@ -214,7 +231,7 @@ class GuidedWalk:
                     break
         rest, ending = self.kinds
         pool = ending if (draw(_ENDS) == _END and ending) or not rest else rest
-        start = draw(upto(len(pool) - 1))
+        start = draw_upto(draw, len(pool) - 1)
         for target in pool[start:] + pool[:start]:
             if not (unhit and target in self.hit) and guide.distance(config, target) is not None:
                 return target
@@ -251,16 +268,16 @@ class GuidedWalk:
         if how == AT_DUP and dup_at is not None:
             return dup_at
         if horizon is None:
-            return draw(upto(t))
+            return draw_upto(draw, t)
         if how in (BEFORE, AT, AFTER):
             return max(0, horizon + {BEFORE: -1, AT: 0, AFTER: 1}[how])
-        return horizon + 1 + (draw(upto(299)) if draw(BOOL) else 0) if choice else horizon
+        return horizon + 1 + (draw_upto(draw, 299) if draw(BOOL) else 0) if choice else horizon
 
     def repeated_id(self, draw: Draw, how: str) -> str:
         """The id a planned repeated notice names: one of the kind asked for, else any seen."""
         given = self.concrete.kinds
         ids = sorted(i for i, k in given.items() if how not in KINDS or k == how) or sorted(given)
-        return ids[draw(upto(len(ids) - 1))]
+        return ids[draw_upto(draw, len(ids) - 1)]
 
 
 def wander(draw: Draw, allowed: set[Stimulus], session: Session, moves: tuple[tuple[str, str | None], ...]) -> int | None:
@@ -276,7 +293,7 @@ def wander(draw: Draw, allowed: set[Stimulus], session: Session, moves: tuple[tu
     ]
     if not accepted:
         return None
-    start = draw(upto(len(moves) - 1))
+    start = draw_upto(draw, len(moves) - 1)
     return next((i for i in accepted if i >= start), accepted[0])
 
 

@@ -104,15 +104,15 @@ class Concretizer:
         """
         self.fed += 1
         self.t = t = item.get("t", self.t)
-        if self.repeats(item):
-            self.dup_at = t
-        else:
-            payload = PAYLOADS.get(item["event"])
-            if payload is not None and payload.reads == SEEN:
+        payload = PAYLOADS.get(item["event"])
+        if payload is not None and payload.reads == SEEN:
+            if item.get(payload.field) in self.kinds:  # `repeats`
+                self.dup_at = t
+            else:
                 self.kinds[item[payload.field]] = EPISODE
         if self.session is None:
             return None
-        outcome = self.session.feed(Event(**{**item, "t": t}))
+        outcome = self.session.feed(Event(**item) if "t" in item else Event(**item, t=t))
         if outcome.status is Status.OK and ENDINGS.intersection(outcome.actions):
             kind = WRITTEN_OFF if WRITE_OFFS.intersection(outcome.actions) else SETTLED
             self.kinds.update((i, kind) for i, k in self.kinds.items() if k == EPISODE)
