@@ -86,3 +86,22 @@ def test_wandering_never_strands_the_target():
 def test_only_the_rows_that_fire_from_anywhere_are_left_to_wandering():
     everywhere = {row for row in GUIDE.roadmap.rows if GUIDE.everywhere(row)}
     assert everywhere == {line_of(SPEC_TEXT, f"* | {e} |") for e in ("loss_silent", "sdk_unknown", "busy_start")}
+
+
+def test_a_plan_kept_for_a_place_on_another_s_way_or_search_is_the_one_a_search_from_there_finds():
+    """One search fills in the plan of every place on the way it found (or, finding none, of every place it reached)."""
+    from gapstate.fuzzing.goal_coverage import fuzz_goals
+    from gapstate.fuzzing.guide import Guide
+
+    goals = fuzz_goals(MACHINE).goals
+    searched = Guide(MACHINE, GUIDE.roadmap)
+    for goal in goals:
+        for config in GUIDE._live[::32]:
+            searched.plan(config, frozenset(), goal)
+    kept = dict(searched._plans)
+    assert None in kept.values() and len(kept) > 2 * len(goals) * len(GUIDE._live[::32])  # besides where it searched
+    fresh = Guide(MACHINE, GUIDE.roadmap)
+    for (config, story, name), plan in kept.items():
+        goal = next(g for g in goals if g.name == name)
+        fresh._plans.clear()
+        assert fresh.plan(config, story, goal) == plan

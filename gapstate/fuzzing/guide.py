@@ -149,11 +149,21 @@ class Guide:
         key = (config, story, goal.name)
         if key in self._plans:
             return self._plans[key]
-        machine = self.machine
+        machine, plans, name = self.machine, self._plans, goal.name
         found = walk([(config, story)], self._open_moves,
                      until=lambda node: goal.fit(machine, node[0], node[1], strict=False) is not None)
-        plan = self._plans[key] = None if found.found is None else tuple(found.moves_to(found.found)) + goal.steps
-        return plan
+        if found.found is None:  # nor from anywhere the search reached
+            for node in found.tree:
+                plans.setdefault((*node, name), None)
+            return None
+        # The way found is the first shortest one in the order of the moves, so from each place on it the rest
+        # of it is the way a search from there finds: each is the plan from there, and none is searched again.
+        moves = found.moves_to(found.found)
+        node = found.found
+        for index in range(len(moves), -1, -1):
+            plans.setdefault((*node, name), tuple(moves[index:]) + goal.steps)
+            node = found.tree[node][1]
+        return plans[key]
 
     def _open_moves(self, node: tuple[Config, Story]) -> Any:
         """The steps from (config, story) that break no rule and leave the session open, with where they lead."""
