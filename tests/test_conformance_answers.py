@@ -9,9 +9,20 @@ from __future__ import annotations
 from itertools import islice
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import gapstate
-from gapstate.conformance.answers import Answers, protocol_problem, shown, table_answer, table_answers, wire
+from gapstate.conformance.answers import (
+    Answers,
+    agrees,
+    differences,
+    protocol_problem,
+    shown,
+    table_answer,
+    table_answers,
+    wire,
+)
 from gapstate.fuzzing.strategies import chance_walks
 from gapstate.run.replayer import Session, machine_for
 
@@ -89,3 +100,31 @@ def test_a_generated_walk_s_own_outcomes_are_the_table_s_answers_to_its_trace(de
         assert list(map(shaped, outcomes)) == expected
         found |= {"broken" for outcome in outcomes if outcome.broken} | {"hole" for answer, _ in expected if "refused" in answer}
     assert found == ({seen} if seen else set())
+
+
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-1, 3), st.floats(0, 2), st.sampled_from(["OPEN", "CLEAR", "invalid_event"]))
+_ANSWERS = st.fixed_dictionaries({}, optional={
+    "state": st.one_of(st.sampled_from(["OPEN", "CLEAR"]), _VALUES),
+    "actions": st.one_of(st.sampled_from([["open_gap", "preserve_debt"], ["open_gap"], []]), st.lists(_VALUES, max_size=2),
+                         st.just(("open_gap", "preserve_debt"))),
+    "counters": st.one_of(st.fixed_dictionaries({"session_requests": _VALUES, "episode_attempts": _VALUES},
+                                                optional={"other": _VALUES}),
+                          st.just({"session_requests": 0, "episode_attempts": 0}), _VALUES),
+    "debt_owed": _VALUES,
+    "refused": _VALUES,
+    "row": _VALUES,
+})
+
+
+@given(st.one_of(_ANSWERS, _VALUES, st.lists(_VALUES, max_size=2)))
+def test_an_answer_agrees_only_where_the_protocol_allows_it_and_no_field_differs(actual):
+    """`agrees`, conform's fast path, says yes only where protocol_problem finds nothing and differences none."""
+    expected, _ = table_answer(_session(), LOSS)
+    if agrees(expected, actual):
+        assert protocol_problem(actual) is None and differences(expected, actual) == ()
+
+
+def test_the_answer_most_adapters_give_agrees():
+    expected, _ = table_answer(_session(), LOSS)
+    assert agrees(expected, {**expected, "row": 178, "flags": {"busy": False}})
+    assert not agrees(expected, {**expected, "counters": {"session_requests": False, "episode_attempts": 0}})

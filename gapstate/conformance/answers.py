@@ -145,6 +145,29 @@ def _kind(value: Any) -> str:
     return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
+def agrees(expected: dict[str, Any], actual: Any) -> bool:
+    """Whether an answer is in the protocol and agrees with the table's, for the answer most give, in a third of the time.
+
+    True only where `protocol_problem` finds nothing and `differences` none:
+    a state and its actions, counters of ints and debt as the table's. Any
+    other answer is False, for those two to judge.
+    """
+    if type(actual) is not dict or "refused" in actual or "refused" in expected:
+        return False
+    state, actions, counters = actual.get("state"), actual.get("actions"), actual.get("counters")
+    return (
+        isinstance(state, str)
+        and state == expected["state"]
+        and type(actions) is list
+        and actions == expected["actions"]
+        and all(map(str.__instancecheck__, actions))
+        and type(counters) is dict
+        and counters == expected["counters"]
+        and all([type(value) is int for value in counters.values()])
+        and actual.get("debt_owed") is expected["debt_owed"]
+    )
+
+
 def differences(expected: dict[str, Any], actual: dict[str, Any]) -> tuple[str, ...]:
     """The fields in which a protocol answer parts from the table's; empty when they agree.
 
