@@ -14,7 +14,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import gapstate
 from gapstate.errors import GapstateError
 from gapstate.proof import mutation
 from gapstate.proof.mutation import KINDS, mutants, mutate, read_baseline, row_mutations, without_diagram
@@ -167,10 +166,10 @@ def test_a_baseline_reads_names_in_any_spacing_and_skips_comments_and_blank_line
     }
 
 
-def test_a_baseline_saved_keeps_the_reasons_of_the_one_read_and_reads_back_as_it():
+def test_a_baseline_saved_keeps_the_reasons_of_the_one_read_and_reads_back_as_it(reopened):
     from gapstate.proof.mutation import baseline_text
 
-    result = mutate(gapstate.load_spec(), lines=[186], kinds=["action_replaced"])
+    result = reopened
     assert result.survivors
     name = result.survivors[0].name
     text = baseline_text(result.survivors, {name: "open_gap and reopen_gap start the same fresh allowance"})
