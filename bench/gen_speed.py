@@ -18,10 +18,12 @@
   at least 25,000 events per CPU second), beside the vectors alone (the
   same checking with no trace to generate).
 
-    python bench/gen_speed.py [--passes N] [--examples N] [--write]
+    python bench/gen_speed.py [--passes N] [--examples N] [--only conform] [--write]
 
 Needs cargo for the Rust figures (they are left out, saying so, without
-it). With --write, the figures go into bench/RESULTS.md under "## gen speed".
+it). With --write, the figures go into bench/RESULTS.md under "## gen speed";
+with --only conform, only the conform figure is measured (the crate built
+for it), and --write replaces only its two lines there, saying when.
 """
 
 from __future__ import annotations
@@ -201,7 +203,11 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=4500,
                         help="generated traces for the conform figure (default 4,500: over 100,000 events)")
     parser.add_argument("--write", action="store_true", help="write the figures into bench/RESULTS.md")
+    parser.add_argument("--only", choices=["conform"], help="measure only the conform figure")
     args = parser.parse_args()
+    if args.only:
+        conform_only(args)
+        return
     with tempfile.TemporaryDirectory() as folder:
         trace = os.path.join(folder, "trace.jsonl")
         write_trace(trace, EVENTS)
@@ -231,6 +237,40 @@ def main() -> None:
             "",
             *["    " + line for line in said],
         ]))
+
+
+def conform_only(args: argparse.Namespace) -> None:
+    """The conform figure alone; with --write, its lines put in place of the section's own."""
+    if CARGO is None:
+        sys.exit("gen_speed: the conform figure needs cargo")
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+    with tempfile.TemporaryDirectory() as folder:
+        crate = os.path.join(folder, "decider")
+        gen("rust", crate)
+        subprocess.run([CARGO, "build", "--release", "--offline", "--quiet"], cwd=crate, check=True)
+        lines = conforming(folder, args.examples)
+    print("\n".join(lines), flush=True)
+    if not args.write:
+        return
+    path = os.path.join(ROOT, "bench", "RESULTS.md")
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    start = text.index("\n## gen speed\n")
+    end = text.find("\n## ", start + 1)
+    section = text[start:] if end < 0 else text[start:end]
+    old = [line for line in section.splitlines() if line.startswith(("    conform, Rust adapter", "      the vectors alone"))]
+    assert len(old) == 2, "the section holds the conform figure's two lines"
+    stamp = datetime.datetime.now(datetime.UTC)
+    code = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    note = (f"The two conform lines are from `python bench/gen_speed.py {' '.join(sys.argv[1:])}` at {stamp:%Y-%m-%d %H:%M} UTC"
+            f" on code {code}, load average {load} before and {', '.join(f'{v:.2f}' for v in os.getloadavg())} after.")
+    kept = [line for line in section.splitlines() if not line.startswith("The two conform lines are from ")]
+    body = "\n".join(kept).replace(old[0], "    " + lines[0]).replace(old[1], "    " + lines[1])
+    body = body.replace("\n\n    Python decider", f"\n\n{note}\n\n    Python decider", 1)
+    with open(path + ".tmp", "w", encoding="utf-8") as handle:
+        handle.write(text[:start] + body + ("" if end < 0 else text[end:]))
+    os.replace(path + ".tmp", path)
+    print("wrote bench/RESULTS.md")
 
 
 if __name__ == "__main__":
