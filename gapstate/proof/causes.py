@@ -154,14 +154,15 @@ def _shared(
     walk: Walker, causes: dict[Finding, Finding], joint: dict[Finding, tuple[Finding, ...]], roots: list[Finding],
     about: Callable[[Finding], list[Suspect]],
 ) -> None:
-    """A breach one root explains that another root's mistake also reaches follows from both.
+    """A breach or a row cut off that one root explains, and another root's mistake also reaches, follows from both.
 
     Restoring a root's row changes where its own steps lead, not what the
     other mistakes do. So a breach at another row, some of whose steps are
     taken only past a second root (not taken once that root's steps are
     not), stays when the first is restored. A breach at its root's own row
     follows from it by the row alone, unless the row also breaks it where
-    the configuration is wrong (see `_past_other_roots`).
+    the configuration is wrong (see `_past_other_roots`). A row cut off
+    follows from every root whose steps, opened, fire it.
     """
     if len(roots) < 2:
         return
@@ -183,6 +184,15 @@ def _shared(
             also.setdefault(elsewhere[key], []).append(other)
     if same_row:
         _past_other_roots(walk, same_row, roots, about, also)
+    # A row cut off that opening another root's steps fires as well: which of them cut it off the table
+    # does not tell, and restoring one may leave the other in the way.
+    cut_off = {f.line: f for f in causes if isinstance(f, Unreachable) and f not in joint}
+    for other in roots if cut_off else ():
+        if walk.visited > CAUSE_BUDGET:
+            break
+        lines = {line for line, finding in cut_off.items() if _root(causes, finding) is not other}
+        for line in walk.opened(about(other), lines) if lines else ():
+            also.setdefault(cut_off[line], []).append(other)
     for finding, others in also.items():
         joint[finding] = (_root(causes, finding), *others)
 
