@@ -154,12 +154,13 @@ def _positions(guide: Guide, pool: tuple[Any, ...]) -> tuple[tuple[Any, ...], tu
 class GuidedWalk:
     """A trace being drawn: the session so far, the target it heads for, the targets and goals it has hit."""
 
-    __slots__ = ("concrete", "guide", "pool", "kinds", "endings", "target", "hit", "stopped",
+    __slots__ = ("concrete", "session", "guide", "pool", "kinds", "endings", "target", "hit", "stopped",
                  "goals", "goal_walk", "plan", "story", "outcomes")
 
     def __init__(self, session: Session, guide: Guide, pool: tuple[Any, ...], goals: tuple[Goal, ...] = (),
                  goal_walk: bool = False, outcomes: list[Outcome] | None = None):
         self.concrete = Concretizer(session)  # the session, the time, the ids given and their kinds
+        self.session = session  # the concretizer's: a walk replays as it is drawn
         self.guide = guide
         self.pool = pool  # the targets this walk heads for, in table order
         self.kinds = _positions(guide, pool)
@@ -172,12 +173,6 @@ class GuidedWalk:
         self.plan: list[Way] = []  # the rest of the way to the goal it heads for, its gadget included
         self.story = Story()  # what the goals read of the history: the kinds of id seen
         self.outcomes = outcomes  # when kept: each event's Outcome, in order
-
-    @property
-    def session(self) -> Session:
-        session = self.concrete.session
-        assert session is not None, "a walk replays as it is drawn"
-        return session
 
     def feed(self, item: dict[str, Any]) -> dict[str, Any]:
         """Replay the drawn event (no `t`: the previous event's time) and note the target it hit and the story it tells."""
