@@ -80,13 +80,9 @@ class Chance:
         bounds = self.known.get(strategy, _UNSEEN)
         if bounds is _UNSEEN:
             bounds = self.known[strategy] = _BOUNDS[strategy]
-        chance = self._next()
         if bounds is None:
-            return chance < 0.5
-        low, high = bounds  # as `integer` draws, written out: a call costs as much as the draw
-        if chance < SIMPLEST:
-            return low
-        return low + min(high - low, int((chance - SIMPLEST) / _ABOVE * (high - low + 1)))
+            return self._next() < 0.5
+        return self.integer(*bounds)
 
     def integer(self, low: int, high: int) -> int:
         """What drawing `integers(low, high)` gives, without the strategy."""

@@ -37,6 +37,7 @@ BEFORE, AT, AFTER, AT_DUP = "before", "at", "after", "at_dup"  # an AFTER value 
 EPISODE, SETTLED, WRITTEN_OFF = "episode", "settled", "written_off"  # which seen id a repeated SEEN value names
 KINDS = (EPISODE, SETTLED, WRITTEN_OFF)
 _OFFSET = {BEFORE: -1, AT: 0, AFTER: 1}
+_ID_FIELD = {event: payload.field for event, payload in PAYLOADS.items() if payload.reads == SEEN}  # where an event names an id
 
 
 class Concretizer:
@@ -82,8 +83,8 @@ class Concretizer:
 
     def repeats(self, item: dict[str, Any]) -> bool:
         """Whether the event's SEEN value was given before (ask before `feed`)."""
-        payload = PAYLOADS.get(item["event"])
-        return payload is not None and payload.reads == SEEN and item.get(payload.field) in self.kinds
+        field = _ID_FIELD.get(item["event"])
+        return field is not None and item.get(field) in self.kinds
 
     def _speech(self, choice: bool, how: str, t: int) -> int:
         if self.session is None:
@@ -104,12 +105,12 @@ class Concretizer:
         """
         self.fed += 1
         self.t = t = item.get("t", self.t)
-        payload = PAYLOADS.get(item["event"])
-        if payload is not None and payload.reads == SEEN:
-            if item.get(payload.field) in self.kinds:  # `repeats`
+        field = _ID_FIELD.get(item["event"])
+        if field is not None:
+            if item.get(field) in self.kinds:  # it repeats
                 self.dup_at = t
             else:
-                self.kinds[item[payload.field]] = EPISODE
+                self.kinds[item[field]] = EPISODE
         if self.session is None:
             return None
         outcome = self.session.feed(Event(**item) if "t" in item else Event(**item, t=t))
