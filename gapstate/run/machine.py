@@ -222,7 +222,6 @@ class Machine:
         broken = tuple([rule.id for rule in compiled.rules if rule.broken(transition)])
         return Outcome(Status.OK, after, row, named, row.actions, broken, compiled.commits)
 
-
     def idle_breaks(self, before: Config, event: str, choice: bool, rule: str) -> bool:
         """Whether `rule` says what a state means and a row that does nothing (`= | noop`) would break it on
         this step: the configuration, not what a row does there, is what is wrong."""
