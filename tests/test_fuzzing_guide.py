@@ -97,11 +97,32 @@ def test_a_plan_kept_for_a_place_on_another_s_way_or_search_is_the_one_a_search_
     searched = Guide(MACHINE, GUIDE.roadmap)
     for goal in goals:
         for config in GUIDE._live[::32]:
-            searched.plan(config, frozenset(), goal)
+            searched.search(config, frozenset(), goal)
     kept = dict(searched._plans)
     assert None in kept.values() and len(kept) > 2 * len(goals) * len(GUIDE._live[::32])  # besides where it searched
     fresh = Guide(MACHINE, GUIDE.roadmap)
     for (config, story, name), plan in kept.items():
         goal = next(g for g in goals if g.name == name)
         fresh._plans.clear()
-        assert fresh.plan(config, story, goal) == plan
+        assert fresh.search(config, story, goal) == plan
+
+
+def test_a_goal_planned_backwards_has_from_every_place_the_plan_a_search_from_there_finds():
+    """The first plan asked of a goal plans it from every place a walk reaches; each is what a search finds."""
+    from gapstate.fuzzing.goal_coverage import fuzz_goals
+    from gapstate.fuzzing.guide import Guide
+
+    goals = fuzz_goals(MACHINE).goals
+    backwards = Guide(MACHINE, GUIDE.roadmap)
+    places = backwards._places()[0]
+    for goal in goals:
+        backwards.plan(MACHINE.initial, frozenset(), goal)
+    planned = dict(backwards._plans)
+    assert len(planned) == len(goals) * len(places) and None in planned.values()
+    assert any(plan is not None and len(plan) > len(next(g for g in goals if g.name == name).steps) + 3
+               for (_, _, name), plan in planned.items())  # ways of several steps, not only gadgets
+    fresh = Guide(MACHINE, GUIDE.roadmap)
+    for (config, story, name), plan in planned.items():
+        goal = next(g for g in goals if g.name == name)
+        fresh._plans.clear()
+        assert fresh.search(config, story, goal) == plan

@@ -54,6 +54,8 @@ class Guide:
         self._plans: dict[tuple[Config, Story, str], tuple[Way, ...] | None] = {}
         self._open: dict[Config, tuple[tuple[Way, Config, tuple[str, ...]], ...]] = {}  # see _open_moves
         self._open_from: dict[tuple[Config, Story], list[tuple[Way, tuple[Config, Story]]]] = {}  # its answers
+        self._backwards: set[str] = set()  # the goals planned from every place a walk from the start reaches
+        self._graph: Any = None  # see _places
         self._live = [c for c in roadmap.exploration.configs() if not c.ended and machine.within_caps(c)]  # the configurations that take events
         self._events = {row.line: row.event for row in machine.table.rows}
 
@@ -143,12 +145,23 @@ class Guide:
         """The steps of a shortest way from (config, story) to where the goal's gadget fits, then the gadget; None if none.
 
         The way takes only steps that break no rule and leave the session
-        open, through configurations the proof explored. Memoised: a walk
-        heading for a goal again from the same place costs one lookup.
+        open, through configurations the proof explored: the first shortest
+        one in the order of the moves. Memoised: the first plan asked of a
+        goal plans it from every place a walk from the start reaches
+        (`_plan_backwards`); a place outside those is searched (`search`).
         """
         key = (config, story, goal.name)
-        if key in self._plans:
-            return self._plans[key]
+        plans = self._plans
+        if key in plans:
+            return plans[key]
+        if goal.name not in self._backwards:
+            self._plan_backwards(goal)
+            if key in plans:
+                return plans[key]
+        return self.search(config, story, goal)
+
+    def search(self, config: Config, story: Story, goal: Goal) -> tuple[Way, ...] | None:
+        """`plan` by a breadth-first search from (config, story), filling in the plans of the places it passes."""
         machine, plans, name = self.machine, self._plans, goal.name
         found = walk([(config, story)], self._open_moves,
                      until=lambda node: goal.fit(machine, node[0], node[1], strict=False) is not None)
@@ -163,7 +176,42 @@ class Guide:
         for index in range(len(moves), -1, -1):
             plans.setdefault((*node, name), tuple(moves[index:]) + goal.steps)
             node = found.tree[node][1]
-        return plans[key]
+        return plans[(config, story, name)]
+
+    def _plan_backwards(self, goal: Goal) -> None:
+        """The goal's plan from every place a walk from the start reaches, by one breadth-first walk back from where it fits.
+
+        What `search` finds from each: a place k steps away takes the first
+        of its moves, in their order, to a place k - 1 steps away, then
+        that place's plan. (A search's way is the first shortest one in the
+        order of the moves, so the rest of it from its second place is the
+        way a search from there finds.) A place the walk back never reaches
+        has no plan.
+        """
+        self._backwards.add(goal.name)
+        machine, plans, name = self.machine, self._plans, goal.name
+        places, before = self._places()
+        layer = [node for node in places if goal.fit(machine, node[0], node[1], strict=False) is not None]
+        planned = {node: goal.steps for node in layer}
+        while layer:
+            nearer, layer = set(layer), []
+            for node in dict.fromkeys(p for place in nearer for p in before[place] if p not in planned):
+                way, target = next(move for move in self._open_moves(node) if move[1] in nearer)
+                planned[node] = (way, *planned[target])
+                layer.append(node)
+        for node in places:
+            plans.setdefault((*node, name), planned.get(node))
+
+    def _places(self) -> tuple[tuple[tuple[Config, Story], ...], dict[tuple[Config, Story], list[tuple[Config, Story]]]]:
+        """The places (config, story) a walk from the start reaches by open steps, and the places a step away before each."""
+        if self._graph is None:
+            places = tuple(walk([(self.machine.initial, Story())], self._open_moves).tree)
+            before: dict[tuple[Config, Story], list[tuple[Config, Story]]] = {place: [] for place in places}
+            for place in places:
+                for target in dict.fromkeys(target for _, target in self._open_moves(place)):
+                    before[target].append(place)
+            self._graph = places, before
+        return self._graph
 
     def _open_moves(self, node: tuple[Config, Story]) -> Any:
         """The steps from (config, story) that break no rule and leave the session open, with where they lead."""
