@@ -67,6 +67,7 @@ class Firing(NamedTuple):
 
 
 _Label = TypeVar("_Label")
+_Kept = TypeVar("_Kept")
 Tree = dict[Any, tuple[int, Any, Any]]  # node -> (depth, parent node, the move from it); a source: (0, None, None)
 
 
@@ -142,7 +143,8 @@ class Exploration:
     - `distances(clean)`, `path_to(config, clean)` (the moves of a shortest
       way), `steps_to` (their stimuli) and `trace_to` (a replayable trace),
       read off one breadth-first tree per `clean`;
-    - `digraph()`: the networkx DiGraph, for the whole-graph algorithms.
+    - `digraph()`: the networkx DiGraph, for the whole-graph algorithms;
+    - `derived(key, make)`: what is computed from it, kept with it.
 
     The moves are stored once per class of configurations that behave
     alike (see `Packing`), so an exploration holds little more than the
@@ -167,6 +169,7 @@ class Exploration:
         self._broken: dict[tuple[str, int], list[Firing]] | None = None
         self._digraph: nx.DiGraph | None = None
         self._trees: dict[bool, Tree] = {}
+        self._derived: dict[Hashable, Any] = {}
         self.implied = implied  # what the caps imply, at most
 
     def __len__(self) -> int:
@@ -280,6 +283,20 @@ class Exploration:
              until: Callable[[int], Any] | None = None) -> Walk:
         """`walk` over this graph's moves (see the module function)."""
         return walk(sources, self._edges, follow, until)
+
+    def derived(self, key: Hashable, make: Callable[[], _Kept]) -> _Kept:
+        """What `make()` computes from this exploration, made on the first call with `key` and kept with it.
+
+        `key` names what is made and everything else it is made from (the
+        table, say). An exploration is kept for the next call on an equal
+        table (`explore`), and what is derived from it goes with it: the
+        progress analysis and the steps each rule was tested on are made
+        once for all the checks of one table, not once a check. What is
+        kept is shared, so it must be immutable (or copied by the caller).
+        """
+        if key not in self._derived:
+            self._derived[key] = make()
+        return self._derived[key]
 
     def digraph(self) -> nx.DiGraph:
         """The nodes and, for each pair of them with a move between, one edge whose `moves` are those moves.

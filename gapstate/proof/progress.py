@@ -107,7 +107,15 @@ class Progress(NamedTuple):
 
 
 def progress(table: Table, exploration: Exploration, bounds: bool = True) -> Progress:
-    """The gaps that cannot end, the loops that send, and (unless `bounds` is False) the bounds reached."""
+    """The gaps that cannot end, the loops that send, and (unless `bounds` is False) the bounds reached.
+
+    Made once per exploration of the table and kept with it (`Exploration.derived`):
+    every check, diff and witness of one table reads the same records.
+    """
+    return exploration.derived(("progress", table, bounds), lambda: _progress(table, exploration, bounds))
+
+
+def _progress(table: Table, exploration: Exploration, bounds: bool) -> Progress:
     graph = _GapGraph(table, exploration)
     return Progress(graph.stuck(), graph.loops(), graph.bounds() if bounds else ())
 

@@ -11,6 +11,7 @@ from gapstate.findings import (
 )
 from gapstate.proof.graph import Exploration
 from gapstate.run.machine import Machine
+from gapstate.table.model import Table
 from gapstate.table.rules import RULES
 
 _RULES = {rule.id: rule for rule in RULES}
@@ -33,8 +34,14 @@ def tested(machine: Machine, exploration: Exploration) -> dict[str, int]:
     A step is checked against the rules its row concerns (`Rule.concerns`:
     its event and actions; a refused step against the rules about
     refusals). A rule checked on none cannot fail on this table, so its
-    passing says nothing about it.
+    passing says nothing about it. Counted once per exploration of the
+    table and kept with it (`Exploration.derived`); each caller gets its own dict.
     """
+    table = machine.table
+    return dict(exploration.derived(("tested", table), lambda: _tested(table, exploration)))
+
+
+def _tested(table: Table, exploration: Exploration) -> dict[str, int]:
     per_row: Counter[int] = Counter()
     for node, members in exploration.classes():  # a class's members take its representative's rows
         for move in exploration.moves(node):
@@ -42,6 +49,6 @@ def tested(machine: Machine, exploration: Exploration) -> dict[str, int]:
         for refusal in exploration.refusals(node):
             if refusal.row is not None:
                 per_row[refusal.row] += members
-    rows = {row.line: row for row in machine.table.rows}
+    rows = {row.line: row for row in table.rows}
     return {rule.id: sum(count for line, count in per_row.items() if rule.concerns(rows[line].event, rows[line].actions))
             for rule in RULES}
