@@ -116,7 +116,7 @@ class Child:
             raise self.failure
         self._drain()
         sent = [_RESET, *map(_line, events)]
-        data = "".join(line + "\n" for line in sent).encode()
+        data = ("\n".join(sent) + "\n").encode()
         self._owed = len(sent)
         self._write(data, sent[0], time.monotonic() + self.timeout, exited_later=True)
         answer = self._answer(sent[0])

@@ -50,6 +50,7 @@ class Guide:
         self._moves: dict[Config, tuple[Send, ...]] = {}
         self._toward: dict[tuple[Config, Any], Send | None] = {}
         self._ranked: dict[Config, tuple[Any, ...]] = {}
+        self._reachable: dict[Config, frozenset[Any]] = {}
         self._keeping: dict[tuple[Config, Any], set[Stimulus]] = {}
         self._plans: dict[tuple[Config, Story, str], tuple[Way, ...] | None] = {}
         self._open: dict[Config, tuple[tuple[Way, Config, tuple[str, ...]], ...]] = {}  # see _open_moves
@@ -106,6 +107,14 @@ class Guide:
         """Whether the target can be hit in one event from every configuration that takes events."""
         reach = self.roadmap.distance.get(target, {})
         return all(reach.get(config) == 1 for config in self._live)
+
+    def reachable(self, config: Config) -> frozenset[Any]:
+        """The targets that can be hit from `config`: those `distance` gives a number for (memoised)."""
+        found = self._reachable.get(config)
+        if found is None:
+            found = self._reachable[config] = frozenset(
+                target for target, reach in self.roadmap.distance.items() if reach.get(config) is not None)
+        return found
 
     def distance(self, config: Config, target: Any) -> int | None:
         """How many events from `config` it takes to hit `target`, or None when it cannot be hit."""

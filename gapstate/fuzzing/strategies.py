@@ -182,7 +182,7 @@ def _stepped(draw: Draw, drawing: _Drawing) -> tuple[dict[str, Any], int] | None
     if mode < _WANDER:
         target = walk.target
         if planned is None and (mode == _RETARGET or target is None or target in walk.hit
-                                or target in walk.goals or guide.distance(config, target) is None):
+                                or target in walk.goals or target not in guide.reachable(config)):
             target = walk.target = walk.choose(draw, unhit=mode != _RETARGET)
             planned = walk.planned()
         if planned is None and target is not None and target not in walk.goals:

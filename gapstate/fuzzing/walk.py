@@ -89,7 +89,9 @@ class Chance:
         chance = self._next()  # one draw decides: below SIMPLEST the lower bound, else where it falls above
         if chance < SIMPLEST:
             return low
-        return low + min(high - low, int((chance - SIMPLEST) / _ABOVE * (high - low + 1)))
+        span = high - low
+        above = int((chance - SIMPLEST) / _ABOVE * (span + 1))  # up to span, span + 1 if the product rounds up
+        return low + (above if above <= span else span)
 
 
 _UNSEEN: Any = object()  # a strategy Chance has not looked up yet
@@ -151,7 +153,7 @@ class GuidedWalk:
     """A trace being drawn: the session so far, the target it heads for, the targets and goals it has hit."""
 
     __slots__ = ("concrete", "session", "guide", "pool", "kinds", "endings", "target", "hit", "stopped",
-                 "goals", "goal_walk", "plan", "story", "outcomes")
+                 "goals", "names", "goal_walk", "plan", "story", "outcomes")
 
     def __init__(self, session: Session, guide: Guide, pool: tuple[Any, ...], goals: tuple[Goal, ...] = (),
                  goal_walk: bool = False, outcomes: list[Outcome] | None = None):
@@ -165,6 +167,7 @@ class GuidedWalk:
         self.hit: set[Any] = set()
         self.stopped = False  # the last event fell into a hole of the table: nothing follows
         self.goals = {goal.name: goal for goal in goals}  # the boundary goals it may head for, by name
+        self.names = tuple(self.goals)
         self.goal_walk = goal_walk  # every target a goal (while one's plan fits), not one in four
         self.plan: list[Way] = []  # the rest of the way to the goal it heads for, its gadget included
         self.story = Story()  # what the goals read of the history: the kinds of id seen
@@ -207,7 +210,7 @@ class GuidedWalk:
         guide, config = self.guide, self.session.config
         self.plan = []
         if self.goals and (self.goal_walk or draw(_GOAL) == 0):
-            names = tuple(self.goals)
+            names = self.names
             start = draw_upto(draw, len(names) - 1)
             tried = 0
             for name in names[start:] + names[:start]:
@@ -223,14 +226,16 @@ class GuidedWalk:
         rest, ending = self.kinds
         pool = ending if (draw(_ENDS) == _END and ending) or not rest else rest
         start = draw_upto(draw, len(pool) - 1)
+        reach = guide.reachable(config)
+        hit = self.hit if unhit else ()
         for target in pool[start:] + pool[:start]:
-            if not (unhit and target in self.hit) and guide.distance(config, target) is not None:
+            if target in reach and target not in hit:
                 return target
         if unhit:  # all hit: any target will do
             for target in pool[start:] + pool[:start]:
-                if guide.distance(config, target) is not None:
+                if target in reach:
                     return target
-        return next((t for t in self.endings if guide.distance(config, t) is not None), None)
+        return next((t for t in self.endings if t in reach), None)
 
     def planned(self) -> Way | None:
         """The next step of the plan, taken off it, or None (the plan dropped) when it no longer fits here.
