@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import field
 from typing import Any
 
-from gapstate.findings.record import Cause, Finding, record
+from gapstate.findings.record import Cause, Finding, own_events, record
 from gapstate.words import plural
 
 
@@ -28,7 +28,7 @@ class StuckGap(Finding):
         return {"state": self.state, "events": plural(len(self.trace), "event")}
 
     def export(self) -> dict[str, Any]:
-        return {"state": self.state, "trace": list(map(dict, self.trace))}
+        return {"state": self.state, "trace": own_events(self.trace)}
 
     def as_cause(self) -> Cause:
         return Cause(self.kind, self.line, state=self.state)
@@ -57,4 +57,4 @@ class RetryLoop(Finding):
                 "rows": ("line " if len(self.rows) == 1 else "lines ") + ", ".join(map(str, self.rows))}
 
     def export(self) -> dict[str, Any]:
-        return {"trace": list(map(dict, self.trace)), "cycle": list(map(dict, self.cycle)), "rows": list(self.rows)}
+        return {"trace": own_events(self.trace), "cycle": own_events(self.cycle), "rows": list(self.rows)}

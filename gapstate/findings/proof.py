@@ -9,7 +9,7 @@ from dataclasses import field
 from enum import Enum
 from typing import Any, NamedTuple
 
-from gapstate.findings.record import Cause, Finding, Valuation, record, valuation_text
+from gapstate.findings.record import Cause, Finding, Valuation, own_events, record, valuation_text
 from gapstate.words import inflect, plural
 
 
@@ -244,7 +244,7 @@ class RuleBroken(Finding):
         }
 
     def export(self) -> dict[str, Any]:
-        return {"rule": self.rule, "trace": list(map(dict, self.trace))}
+        return {"rule": self.rule, "trace": own_events(self.trace)}
 
     def as_cause(self) -> Cause:
         return Cause(self.kind, self.line, rule=self.rule)

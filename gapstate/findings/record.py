@@ -20,6 +20,14 @@ T = TypeVar("T")
 F = TypeVar("F", bound="Finding")
 
 
+def own_events(trace: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A finding's trace as events of the reader's own, for its JSON form: a trace that makes its events
+    afresh each time it is read (its class says `fresh`, as the proof's `Trace` does) is listed as it
+    reads, any other copied event by event (a check of the 10,003-row table lists 854,766 events; copying
+    them again was 0.23 s of CPU)."""
+    return list(trace) if getattr(trace, "fresh", False) else list(map(dict, trace))
+
+
 @dataclass_transform(frozen_default=True, eq_default=False, field_specifiers=(field,))
 def record(cls: type[T]) -> type[T]:
     """A finding's class as a frozen record compared by identity: two findings with the same fields are

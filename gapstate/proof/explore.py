@@ -201,9 +201,11 @@ def step_classes(machine: Machine, packing: Packing, initial: int, inherited: In
                     continue
                 assert outcome.row is not None  # a step that is OK fired a row
                 line = outcome.row.line
-                found.append((pack(outcome.config) - representative, stimuli[event, choice], line, not outcome.broken,
+                broken = outcome.broken
+                found.append((pack(outcome.config) - representative, stimuli[event, choice], line, not broken,
                               resets[line]))
-                breaking.extend((rule, line, event, choice) for rule in outcome.broken)
+                if broken:
+                    breaking.extend((rule, line, event, choice) for rule in broken)
         steps = classes[representative] = tuple(found)
         if breaking:
             breaks[representative] = tuple(breaking)

@@ -49,6 +49,11 @@ def _tested(table: Table, exploration: Exploration) -> dict[str, int]:
         for refusal in exploration.refusals(node):
             if refusal.row is not None:
                 per_row[refusal.row] += members
+    # Rows alike in event and actions concern the same rules: each rule is asked once a kind of row (a few
+    # dozen), not once a row (at 10,003 rows, 450,000 questions and 0.2 s of CPU).
     rows = {row.line: row for row in table.rows}
-    return {rule.id: sum(count for line, count in per_row.items() if rule.concerns(rows[line].event, rows[line].actions))
+    per_kind: Counter[tuple[str, tuple[str, ...]]] = Counter()
+    for line, count in per_row.items():
+        per_kind[rows[line].event, rows[line].actions] += count
+    return {rule.id: sum(count for (event, actions), count in per_kind.items() if rule.concerns(event, actions))
             for rule in RULES}

@@ -35,6 +35,7 @@ class Trace(Sequence[dict[str, Any]]):
 
     __slots__ = ("_tree", "_node", "_last")
     __hash__ = None  # type: ignore[assignment]
+    fresh = True  # each read makes new events: a reader keeps them without a copy (`findings.record.own_events`)
 
     def __init__(self, tree: dict[Any, tuple[int, Any, tuple | None]], node: Any, last: Stimulus):
         self._tree, self._node, self._last = tree, node, last

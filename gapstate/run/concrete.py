@@ -66,15 +66,15 @@ class Concretizer:
         """
         if t is None:
             t = self.t if how == SAME_MS and self.fed else self.t + STEP_MS
-        item: dict[str, Any] = {"event": event, "t": t}
         payload = PAYLOADS.get(event)
         if payload is None:
-            return item
+            return {"event": event, "t": t}
+        value: Any
         if payload.reads == SEEN:
-            item[payload.field] = seen if seen is not None else self.repeated(how) if choice else fresh_id(len(self.kinds) + 1)
+            value = seen if seen is not None else self.repeated(how) if choice else fresh_id(len(self.kinds) + 1)
         else:
-            item[payload.field] = after if after is not None else self._speech(choice, how, t)
-        return item
+            value = after if after is not None else self._speech(choice, how, t)
+        return {"event": event, "t": t, payload.field: value}
 
     def repeated(self, how: str = "") -> str:
         """The id a repeated SEEN value names: the newest of the kind `how` names, else the newest of all."""
@@ -128,12 +128,15 @@ def concretize(steps: Iterable[Stimulus | tuple[Stimulus, str]], session: Sessio
     ends at the first event the table does not take.
     """
     made = Concretizer(session)
+    make, feed = made.item, made.feed
     trace: list[dict[str, Any]] = []
     for step in steps:
-        sent, how = (step, "") if isinstance(step[0], str) else step  # a stimulus starts with its event's name
-        item = made.item(*sent, how)
+        if isinstance(step[0], str):  # a stimulus starts with its event's name
+            item = make(step[0], step[1])
+        else:
+            item = make(step[0][0], step[0][1], step[1])
         trace.append(item)
-        outcome = made.feed(item)
+        outcome = feed(item)
         if outcome is not None and outcome.status is not Status.OK:
             break
     return trace
