@@ -51,7 +51,7 @@ class Guide:
         self._toward: dict[tuple[Config, Any], Send | None] = {}
         self._ranked: dict[Config, tuple[Any, ...]] = {}
         self._reachable: dict[Config, frozenset[Any]] = {}
-        self._keeping: dict[tuple[Config, Any], set[Stimulus]] = {}
+        self._keeping: dict[tuple[Config, Any], frozenset[Stimulus]] = {}
         self._plans: dict[tuple[Config, Story, str], tuple[Way, ...] | None] = {}
         self._open: dict[Config, tuple[tuple[Way, Config, tuple[str, ...]], ...]] = {}  # see _open_moves
         self._open_from: dict[tuple[Config, Story], list[tuple[Way, tuple[Config, Story]]]] = {}  # its answers
@@ -83,7 +83,7 @@ class Guide:
         event = target[1] if isinstance(target, tuple) else self._events[target]
         return event == SESSION_END
 
-    def keeping(self, config: Config, target: Any) -> set[Stimulus]:
+    def keeping(self, config: Config, target: Any) -> frozenset[Stimulus]:
         """The stimuli from `config` after which `target` can still be hit (all moves if none can).
 
         Wandering stays within these, so that a walk heading for a row deep
@@ -94,13 +94,13 @@ class Guide:
         found = self._keeping.get(key)
         if found is None:
             moves = self.moves(config)
-            kept = {
+            kept = frozenset(
                 m.sent
                 for m in moves
                 if target is None or m.hits == target
                 or (m.outcome.status is Status.OK and self.distance(m.outcome.config, target) is not None)
-            }
-            found = self._keeping[key] = kept or {m.sent for m in moves}
+            )
+            found = self._keeping[key] = kept or frozenset(m.sent for m in moves)
         return found
 
     def everywhere(self, target: Any) -> bool:

@@ -124,11 +124,12 @@ def moves_of(names: tuple[str, ...]) -> tuple[tuple[str, str | None], ...]:
     return tuple(out)
 
 
-def _choice(session: Session, name: str, way: str | None) -> bool | None:
-    """The value the move gives the event's chosen guard, or None when the move is impossible."""
+def _choice(seen: bool, committed: bool, way: str | None) -> bool | None:
+    """The value a move gives its event's chosen guard in a session that has seen an id or not, committed or
+    not; None when the move is impossible there."""
     if way == REPEAT:
-        return True if session.seen else None
-    if way in (AT, AFTER) and session.horizon() is None:
+        return True if seen else None
+    if way in (AT, AFTER) and not committed:
         return None  # with nothing committed, speech has nothing to be at or after
     return way == AFTER
 
@@ -276,7 +277,8 @@ class GuidedWalk:
         return ids[draw_upto(draw, len(ids) - 1)]
 
 
-def wander(draw: Draw, allowed: set[Stimulus], session: Session, moves: tuple[tuple[str, str | None], ...]) -> int | None:
+def wander(draw: Draw, allowed: frozenset[Stimulus], session: Session,
+           moves: tuple[tuple[str, str | None], ...]) -> int | None:
     """A move the environment may send, as its index in the fixed list of moves, drawn at random.
 
     The move is named by its fixed position (the first allowed move at or
@@ -284,13 +286,24 @@ def wander(draw: Draw, allowed: set[Stimulus], session: Session, moves: tuple[tu
     deleting an earlier event then leaves the later ones what they were,
     which is what lets a failure shrink to a short trace.
     """
-    accepted = [  # an impossible move's choice is None, in no Stimulus
-        i for i, (name, way) in enumerate(moves) if (name, _choice(session, name, way)) in allowed
-    ]
+    accepted = _accepted(allowed, moves, bool(session.seen), session.horizon() is not None)
     if not accepted:
         return None
     start = draw_upto(draw, len(moves) - 1)
     return next((i for i in accepted if i >= start), accepted[0])
+
+
+@lru_cache(maxsize=4096)
+def _accepted(allowed: frozenset[Stimulus], moves: tuple[tuple[str, str | None], ...], seen: bool,
+              committed: bool) -> tuple[int, ...]:
+    """The indices of the moves `allowed` holds, in a session that has seen an id or not, committed or not.
+
+    What wandering may take depends on nothing else, so it is worked out
+    once for each (a few hundred in all, against one a wandering step).
+    """
+    return tuple(  # an impossible move's choice is None, in no Stimulus
+        i for i, (name, way) in enumerate(moves) if (name, _choice(seen, committed, way)) in allowed
+    )
 
 
 def way_of(draw: Draw, session: Session, name: str, choice: bool) -> str | None:
