@@ -10,7 +10,7 @@ what it found, and what can be asked of it, is an `Exploration`
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from gapstate.errors import GapstateError
 from gapstate.proof.graph import Exploration, Refusal, walk
@@ -171,9 +171,9 @@ def step_classes(machine: Machine, packing: Packing, initial: int, inherited: In
     given, given_breaks, given_refused, alike = inherited if inherited is not None else ({}, {}, {}, frozenset())
     count = len(packing.states)
 
-    def moves(representative: int) -> Iterator[tuple[ClassStep, int]]:
+    def moves(representative: int) -> list[tuple[ClassStep, int]]:
         if not expanded(representative):
-            return
+            return []
         steps = given.get(representative) if representative % count in alike else None
         if steps is not None:
             classes[representative] = steps
@@ -181,12 +181,11 @@ def step_classes(machine: Machine, packing: Packing, initial: int, inherited: In
                 breaks[representative] = given_breaks[representative]
             if representative in given_refused:
                 refused[representative] = given_refused[representative]
-            yield from _targets(packing, unfolded, representative, steps)
-            return
+            return _targets(packing, unfolded, representative, steps)
         config = decode(representative)
         if config.ended:  # the machine answers every event after session_end with ENDED: no step to try
             classes[representative] = ()
-            return
+            return []
         found: list[ClassStep] = []
         breaking: list[tuple[str, int, str, bool]] = []
         refusing: list[Refusal] = []
@@ -211,18 +210,15 @@ def step_classes(machine: Machine, packing: Packing, initial: int, inherited: In
             breaks[representative] = tuple(breaking)
         if refusing:
             refused[representative] = tuple(refusing)
-        yield from _targets(packing, unfolded, representative, steps)
+        return _targets(packing, unfolded, representative, steps)
 
     reached = walk((packing.fold(initial),), moves).tree
     return classes, breaks, refused, sum(map(packing.class_size, reached))
 
 
 def _targets(packing: Packing, unfolded: bool, representative: int, steps: tuple[ClassStep, ...]
-             ) -> Iterator[tuple[ClassStep, int]]:
-    """Each step of a class with each class it leads to."""
-    for step in steps:
-        if unfolded:  # with no counter folded, a class is one configuration and its steps' targets are classes
-            yield step, representative + step[0]
-        else:
-            for target in packing.class_targets(representative, step):
-                yield step, target
+             ) -> list[tuple[ClassStep, int]]:
+    """Each step of a class with each class it leads to (a list: a generator cost more than the walk's own step)."""
+    if unfolded:  # with no counter folded, a class is one configuration and its steps' targets are classes
+        return [(step, representative + step[0]) for step in steps]
+    return [(step, target) for step in steps for target in packing.class_targets(representative, step)]
