@@ -201,8 +201,8 @@ def test_a_failure_is_kept_in_the_database_and_replayed_first(tmp_path, database
 
 
 def test_a_seeded_fuzz_run_is_reproducible():
-    first = fuzz("--examples", "30", "--seed", "9", "--format", "json").stdout
-    assert first == fuzz("--examples", "30", "--seed", "9", "--format", "json").stdout
+    first = fuzz("--examples", "10", "--seed", "9", "--format", "json").stdout
+    assert first == fuzz("--examples", "10", "--seed", "9", "--format", "json").stdout
     document = json.loads(first)
     assert set(document) == {"ok", "spec", "seed", "seeds", "examples", "events", "counterexample", "coverage", "saved"}
     assert set(document["coverage"]) == {"reachable", "fired", "missed", "required", "complete_after", "goals"}
