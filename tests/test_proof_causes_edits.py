@@ -31,6 +31,33 @@ def test_the_swapped_send_ok_next_states_give_two_roots_at_the_two_rows():
     assert " together with the " in result.message(wildcard[0])
 
 
+COMMIT_ON_UNDELIVERED = (
+    "REQUESTED | request_undelivered | attempts_left,candidate_active | OPEN | keep_budget_spent,supersede",
+    "REQUESTED | request_undelivered | attempts_left,candidate_active | OPEN | keep_budget_spent,commit_request",
+)
+COMMIT_ON_LOSS = ("OPEN | loss_voiced | !dup | = | merge_gap", "OPEN | loss_voiced | !dup | = | commit_request")
+
+
+def test_a_breach_either_of_two_mistakes_reaches_is_shown_under_both():
+    # two rows that commit a request in OPEN, each its own root; a request standing in OPEN is reached past
+    # either, so the refused request_undelivered there follows from both, and only restoring both mends it
+    both = variant(*COMMIT_ON_LOSS, variant(*COMMIT_ON_UNDELIVERED))
+    result = check_text(both)
+    first, second = line_of(both, "| = | commit_request"), line_of(both, "keep_budget_spent,commit_request")
+    assert sorted(f.line for f in result.roots()) == [first, second]
+    refused = line_of(both, "OPEN | request_undelivered")
+    [finding] = [f for f in result.findings if f.line == refused]
+    assert finding.rule == "possible-event-refused"
+    assert sorted(root.line for root in result.causes[finding]) == [first, second]
+    assert " together with the " in result.message(finding)
+
+    def refuses(text: str) -> bool:
+        return any(f.line == refused and f.kind == "rule" for f in check_text(text).findings)
+
+    assert refuses(variant(*COMMIT_ON_UNDELIVERED)) and refuses(variant(*COMMIT_ON_LOSS))  # either alone leaves it
+    assert not refuses(variant(COMMIT_ON_LOSS[0], COMMIT_ON_LOSS[0]))  # restoring both mends it
+
+
 def test_a_stale_diagram_follows_from_the_edit_that_made_it_stale():
     # the README's broken.md: one row changed, with the spec's marked diagram left as it was
     old = f"\n{BUSY}\n"

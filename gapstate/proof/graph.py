@@ -368,7 +368,7 @@ class Exploration:
         """
         packing = self._packing
         fold, decode, expanded, target_of = packing.fold, packing.decode, packing.expanded, packing.target
-        classes, breaks = self._classes, self._breaks
+        classes, breaks, refused = self._classes, self._breaks, self._refused
         lines_of, breaches_of = self._class_rows()
         wanted = frozenset(rows)
         fired: set[int] = set()
@@ -395,6 +395,11 @@ class Exploration:
                     fired.add(line)
                     if not clean:
                         broken.update((rule, at) for rule, at, e, c in breaks[representative] if (e, c) == sent)
+                # a refused step leads nowhere, but the breach it is (a possible event refused) stays unless left out
+                for sent, line in refused.get(representative, ()):
+                    if line is not None and not (line in wanted and blocked(config, sent.event, sent.choice, line, True)):
+                        broken.update((rule, at) for rule, at, e, c in breaks.get(representative, ())
+                                      if at == line and (e, c) == sent)
             return [(step, node + step[0] if not step[4] else target_of(node, representative, step[0], step[4]))
                     for step in steps]
 
