@@ -20,7 +20,9 @@ a person would mend it (the walks are `proof.mending`'s):
 
 Roots are tried structural findings first (holes, contradictions, overlaps),
 then broken rules nearest the initial configuration first, so a breach
-downstream of another never claims it. A finding some root explains is a
+downstream of another never claims it, and a breach its row commits on
+every step it can take is never claimed from another row (see
+`Walker.breaks_everywhere`). A finding some root explains is a
 consequence; a consequence is never a cause. On a table with one mistake
 this leaves one root, at the mistaken row or the hole it left. Why a row
 never fires is `proof.reach.why_unreachable`'s.
@@ -29,7 +31,7 @@ never fires is `proof.reach.why_unreachable`'s.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from itertools import product
 from typing import NamedTuple
 
@@ -48,6 +50,7 @@ from gapstate.proof.graph import Exploration
 from gapstate.proof.mending import Suspect, Walker, every_step, suspect
 from gapstate.run.machine import Machine
 from gapstate.table.model import ANY_STATE, Allowance, Literal, Row, Table, holds
+from gapstate.table.rules import STATE_MEANINGS
 
 # Each candidate root costs a walk or two over every configuration, so a table
 # with thousands of findings would take time quadratic in its size. Past this
@@ -101,6 +104,11 @@ def attribute(found: list[Finding], table: Table, machine: Machine, exploration:
         own = sorted([root, *(f for f in followers.get(root, ()) if not isinstance(f, RuleBroken))], key=order.__getitem__)
         return [s for f in own if (s := suspect(f, table, machine)) is not None]
 
+    def own_mistake(breach: RuleBroken, root: Finding | None) -> bool:
+        """True when a breach at a row other than `root`'s is broken by its row wherever it fires: then
+        nothing that leads there is at fault, and the row is a mistake of its own."""
+        return (root is None or breach.line not in _rows_of(root)) and walk.breaks_everywhere(breach.line, breach.rule)
+
     roots: list[Finding] = []  # the roots established so far, in the order tried
     for root in _candidates(findings):
         if walk.visited > CAUSE_BUDGET:
@@ -110,7 +118,8 @@ def attribute(found: list[Finding], table: Table, machine: Machine, exploration:
         suspects = about(root)
         if not suspects:
             continue
-        if isinstance(root, RuleBroken) and (together := _together(walk, root, [r for r in roots if r not in causes], about)):
+        if isinstance(root, RuleBroken) and not own_mistake(root, None) and (
+                together := _together(walk, root, [r for r in roots if r not in causes], about)):
             joint[root] = together  # reached past each of several roots: not a mistake of its own
             pending.pop(root, None)
             continue
@@ -129,7 +138,7 @@ def attribute(found: list[Finding], table: Table, machine: Machine, exploration:
                 if isinstance(finding, RuleBroken):
                     gone = (finding.rule, finding.line) not in broken
                     same_row = isinstance(root, RuleBroken) and root.line == finding.line
-                    if gone or same_row:
+                    if (gone or same_row) and not own_mistake(finding, root):
                         follows(finding, root)
                 elif isinstance(finding, StaleAllowance) and finding.row not in fired:
                     follows(finding, root)
@@ -162,7 +171,8 @@ def _shared(
     not), stays when the first is restored. A breach at its root's own row
     follows from it by the row alone, unless the row also breaks it where
     the configuration is wrong (see `_past_other_roots`). A row cut off
-    follows from every root whose steps, opened, fire it.
+    follows from every root whose steps, opened, fire it; an allowed row
+    that fires, from every root past which some of its steps are taken.
     """
     if len(roots) < 2:
         return
@@ -182,43 +192,70 @@ def _shared(
         keys = [key for key, finding in elsewhere.items() if _root(causes, finding) is not other]
         for key in walk.past(about(other), keys) if keys else ():
             also.setdefault(elsewhere[key], []).append(other)
-    if same_row:
-        _past_other_roots(walk, same_row, roots, about, also)
+    # a root its row breaks both alone and where another root led: another breach of its row, broken
+    # by the row alone, is the root, and this one follows from it together with the other root
+    for root, other_breach in (_past_other_roots(walk, same_row, roots, about, also) if same_row else {}).items():
+        del causes[other_breach]
+        causes[root] = other_breach
+        roots[roots.index(root)] = other_breach
     # A row cut off that opening another root's steps fires as well: which of them cut it off the table
     # does not tell, and restoring one may leave the other in the way.
     cut_off = {f.line: f for f in causes if isinstance(f, Unreachable) and f not in joint}
-    for other in roots if cut_off else ():
-        if walk.visited > CAUSE_BUDGET:
-            break
-        lines = {line for line, finding in cut_off.items() if _root(causes, finding) is not other}
-        for line in walk.opened(about(other), lines) if lines else ():
-            also.setdefault(cut_off[line], []).append(other)
+    _also_past(walk, causes, roots, about, cut_off, walk.opened, also)
+    # An allowed row that fires, some of its steps only past another root: restoring one leaves the other's way there.
+    allowed = {f.row: f for f in causes if isinstance(f, StaleAllowance) and f not in joint
+               and f.reason is AllowanceProblem.ROW_FIRES}
+    _also_past(walk, causes, roots, about, allowed, walk.fires_past, also)
     for finding, others in also.items():
         joint[finding] = (_root(causes, finding), *others)
+
+
+def _also_past(
+    walk: Walker, causes: dict[Finding, Finding], roots: list[Finding], about: Callable[[Finding], list[Suspect]],
+    by_row: Mapping[int, Finding], fire: Callable[[list[Suspect], set[int]], set[int]], also: dict[Finding, list[Finding]],
+) -> None:
+    """Each finding of `by_row` (a row's, by its line) whose row `fire`, given another root's steps, says fires
+    past that root as well: it follows from that root too."""
+    for other in roots if by_row else ():
+        if walk.visited > CAUSE_BUDGET:
+            break
+        lines = {line for line, finding in by_row.items() if _root(causes, finding) is not other}
+        for line in fire(about(other), lines) if lines else ():
+            also.setdefault(by_row[line], []).append(other)
 
 
 def _past_other_roots(
     walk: Walker, same_row: dict[Finding, list[RuleBroken]], roots: list[Finding],
     about: Callable[[Finding], list[Suspect]], also: dict[Finding, list[Finding]],
-) -> None:
-    """For each breach at its root's own row, the other roots that alone reach a configuration where the
-    row breaks it and even a row that did nothing would: there the configuration is what is wrong, and
-    restoring the row leaves the breach. Configurations reached without every root's steps do not count
-    (the restored row is right there)."""
+) -> dict[Finding, RuleBroken]:
+    """For each breach at a root's own row (the root's included), the other roots past which the row
+    breaks it where the configuration is what is wrong: a rule of what a state means that a row that did
+    nothing would break there too, or a rule of what the row does that it keeps wherever it steps from a
+    configuration the roots do not lead to. Restoring the row leaves those. Configurations reached without
+    any root's steps do not count (the restored row is right there).
+
+    Returns, for a root so placed, the breach of its row to be the root instead: the first that is not.
+    """
     exploration, machine = walk.exploration, walk.machine
     clean = walk.reached([s for root in roots for s in about(root)])
+    instead: dict[Finding, RuleBroken] = {}
     for root, found in same_row.items():
         if walk.visited > CAUSE_BUDGET:
-            return
-        reached = walk.reached(about(root))
+            break
         exposed = {}
-        for finding in found:
-            nodes = {
-                node
-                for node, event, choice in exploration.breaking_steps(finding.rule, finding.line)
-                if node in reached and node not in clean
-                and machine.idle_breaks(exploration.config(node), event, choice, finding.rule)
-            }
+        for finding in [root, *found]:
+            if not isinstance(finding, RuleBroken):
+                continue
+            steps = exploration.breaking_steps(finding.rule, finding.line)
+            if finding.rule in STATE_MEANINGS:
+                nodes = {node for node, event, choice in steps if node not in clean
+                         and machine.idle_breaks(exploration.config(node), event, choice, finding.rule)}
+            elif all(node not in clean for node, _, _ in steps):
+                # a rule of what the row does, kept wherever the row steps from a configuration reached
+                # without the roots: broken only where mistakes led, the root's own row among them or not
+                nodes = {node for node, _, _ in steps}
+            else:
+                continue
             if nodes:
                 exposed[finding] = nodes
         for other in roots if exposed else ():
@@ -228,6 +265,13 @@ def _past_other_roots(
             for finding, nodes in exposed.items():
                 if not all(node in still for node in nodes):
                     also.setdefault(finding, []).append(other)
+        if root in also:
+            alone = sorted((f for f in found if f not in also), key=lambda f: (f.detour, len(f.trace)))
+            if alone:
+                instead[root] = alone[0]
+            else:
+                del also[root]  # every breach of the row is broken past another root too: the first stays the root
+    return instead
 
 
 def _root(causes: dict[Finding, Finding], finding: Finding) -> Finding:

@@ -110,6 +110,7 @@ class Walker:
         self.states = table.states
         self.rows = {row.line: row for row in table.rows}
         self._dead: set[int] = set()  # rows no configuration within the caps fires (see `_may_fire`)
+        self._always: dict[int, frozenset[str]] = {}  # row -> the rules it breaks wherever it steps (`_everywhere`)
 
     def blocked(self, suspects: list[Suspect]) -> tuple[set[int], set[tuple[str, int]]]:
         """The rows that fire and the (rule, row) pairs broken when the suspect steps are not taken.
@@ -135,6 +136,21 @@ class Walker:
             if any(node not in reached or blocked(exploration.config(node), event, choice, line, True)
                    for node, event, choice in exploration.breaking_steps(rule, line))
         }
+
+    def fires_past(self, suspects: list[Suspect], lines: set[int]) -> set[int]:
+        """The rows of `lines` some step of which is not taken when the suspect steps are not: they fire,
+        at least there, only past them."""
+        exploration = self.exploration
+        _, _, reached, blocked = self._without(suspects)
+        past: set[int] = set()
+        for node in exploration.nodes():
+            self.visited += 1
+            for move in exploration.moves(node):
+                if move.row in lines and move.row not in past and (
+                        node not in reached
+                        or blocked(exploration.config(node), move.sent.event, move.sent.choice, move.row, move.breaks)):
+                    past.add(move.row)
+        return past
 
     def _without(self, suspects: list[Suspect]) -> tuple[set[int], set[tuple[str, int]], Container[int],
                                                          Callable[[Config, str, bool, int, bool], bool]]:
@@ -201,24 +217,56 @@ class Walker:
         """
         if line in self._dead:
             return False
+        steps = self._steps(line)
+        if steps is None or next(steps, None) is not None:
+            return True
+        self._dead.add(line)
+        return False
+
+    def breaks_everywhere(self, line: int, rule: str) -> bool:
+        """True when the row at `line` breaks `rule` on every step it takes from a configuration within the
+        caps, reachable or not: what leads there does not matter, the row itself is wrong.
+
+        False when the configurations are too many to try (`STATIC_BUDGET`).
+        """
+        return rule in self._everywhere(line)
+
+    def _everywhere(self, line: int) -> frozenset[str]:
+        """The rules the row at `line` breaks on every step it takes (see `breaks_everywhere`), found in one
+        pass over its steps that stops once no rule is left."""
+        known = self._always.get(line)
+        if known is None:
+            steps = self._steps(line)
+            first = next(steps, None) if steps is not None else None
+            left = set(self.machine.step_once(*first).broken) if first is not None else set()
+            step_once = self.machine.step_once
+            for step in steps if left and steps is not None else ():
+                left.intersection_update(step_once(*step).broken)
+                if not left:
+                    break
+            known = self._always[line] = frozenset(left)
+        return known
+
+    def _steps(self, line: int) -> Iterator[tuple[Config, str, bool]] | None:
+        """Every step within the caps that the row at `line` takes, reachable or not; None when the
+        configurations of its states are more than `STATIC_BUDGET` (or a counter has no cap)."""
         row = self.rows[line]
         machine = self.machine
         caps = machine.caps
         counters = tuple(COUNTERS)
         states = [s for s in self.states if row.applies_to(s)]
         if any(c not in caps for c in counters):
-            return True
+            return None
         # an ended session steps no more: only the other flags vary
         ranges = [states, *(range(caps[c] + 1) for c in counters), *(((False,) if f == SESSION_ENDED else (False, True)) for f in FLAGS)]
         if prod(len(values) for values in ranges) > STATIC_BUDGET:
-            return True
-        for fields in product(*ranges):
-            config = Config._make(fields)
-            for choice in machine.choices(config, row.event):
-                if machine.row_at(config, row.event, choice) is row:
-                    return True
-        self._dead.add(line)
-        return False
+            return None
+        return (
+            (config, row.event, choice)
+            for config in map(Config._make, product(*ranges))
+            for choice in machine.choices(config, row.event)
+            if machine.row_at(config, row.event, choice) is row
+        )
 
 
 def tests_by_row(suspects: list[Suspect]) -> dict[int, list[Callable[[Config, str, bool, bool], bool]]]:
