@@ -36,7 +36,7 @@ def prepare(folder: str, sessions: int, events: int) -> tuple[list[str], list[st
     traces = os.path.join(folder, "sessions")
     os.mkdir(traces)
     write_sessions(traces, sessions, events)
-    spec = os.path.join(ROOT, "gapstate", "spec", "gap-state.md")
+    spec = os.path.join(ROOT, "spec", "gap-state.md")
     with open(spec, encoding="utf-8") as handle:
         text = handle.read()
     assert OLD_ROW in text
