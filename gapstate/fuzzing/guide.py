@@ -200,14 +200,16 @@ class Guide:
         self._backwards.add(goal.name)
         machine, plans, name = self.machine, self._plans, goal.name
         places, before = self._places()
-        layer = [node for node in places if goal.fit(machine, node[0], node[1], strict=False) is not None]
-        planned = {node: goal.steps for node in layer}
-        while layer:
-            nearer, layer = set(layer), []
-            for node in dict.fromkeys(p for place in nearer for p in before[place] if p not in planned):
-                way, target = next(move for move in self._open_moves(node) if move[1] in nearer)
-                planned[node] = (way, *planned[target])
-                layer.append(node)
+        fits = [node for node in places if goal.fit(machine, node[0], node[1], strict=False) is not None]
+        away = walk(fits, lambda place: [(None, p) for p in before[place]]).tree  # place -> (steps away, ...)
+        planned = {}
+        for node, (depth, _, _) in sorted(away.items(), key=lambda item: item[1][0]):
+            if depth == 0:
+                planned[node] = goal.steps
+                continue
+            way, target = next(move for move in self._open_moves(node)
+                               if move[1] in away and away[move[1]][0] == depth - 1)
+            planned[node] = (way, *planned[target])
         for node in places:
             plans.setdefault((*node, name), planned.get(node))
 
