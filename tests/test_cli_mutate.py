@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from gapstate.proof.mutation import read_baseline
+
 from .support import ROOT, SPEC_PATH, SPEC_TEXT, line_of, run
 
 REOPEN_LINE = line_of(SPEC_TEXT, "REQUESTED | loss_voiced | !dup | OPEN | reopen_gap")
@@ -32,6 +34,18 @@ def test_the_ratchet_fails_on_a_survivor_outside_the_baseline_and_passes_once_it
     assert unlisted.stdout.count(": survivor (") == 1 and names[-1].split(" -> ")[1] in unlisted.stdout
     assert unlisted.stderr.splitlines()[-1].startswith(f"gapstate mutate: {SPEC_PATH}: ")
     assert "; 1 outside the baseline" in unlisted.stderr
+
+
+def test_a_run_of_one_row_keeps_what_the_baseline_says_of_the_others(tmp_path):
+    # a whole run's baseline, read and saved again by a run of one row: the other rows' survivors stay accepted
+    whole = (ROOT / "spec" / "mutants.txt").read_text(encoding="utf-8")
+    baseline = tmp_path / "mutants.txt"
+    baseline.write_text(whole, encoding="utf-8")
+    result = run("mutate", *ONE_ROW, "--baseline", str(baseline), "--save-baseline", str(baseline))
+    assert result.exit_code == 0, result.output
+    assert "no survivor here" not in result.stdout
+    again = baseline.read_text(encoding="utf-8")
+    assert read_baseline(again, "after") == read_baseline(whole, "before")
 
 
 def test_a_bad_baseline_exits_2_at_its_line_and_column_before_any_work(tmp_path):

@@ -129,8 +129,27 @@ def test_the_baseline_accepts_the_survivors_it_lists(reopened):
     listed = reopened.against(names)
     assert listed.ok and not listed.new and listed.unused == ()
     assert not reopened.against(names[1:]).ok  # one left out: a new survivor
-    stale = reopened.against([*names, "CLEAR | busy_end | - | = | noop -> (deleted)"])
-    assert stale.ok and stale.unused == ("CLEAR | busy_end | - | = | noop -> (deleted)",)
+    stale = reopened.against([*names, GONE])
+    assert stale.ok and stale.unused == (GONE,)
+
+
+# a name of no mutant of the bundled table (it has no `CLEAR | busy_end` row to DUE), and one of a mutant of
+# another row than the reopen_gap row, which a run of that row alone does not make
+GONE = "CLEAR | busy_end | - | DUE | noop -> (deleted)"
+OTHER_ROW = "CLEAR | busy_end | - | = | noop -> (deleted)"
+
+
+def test_a_run_of_some_rows_neither_reports_nor_drops_the_names_of_mutants_it_did_not_make(reopened):
+    from gapstate.proof.mutation import baseline_text
+
+    names = [s.name for s in reopened.survivors]
+    result = reopened.against({**dict.fromkeys(names, ""), OTHER_ROW: "accepted in a whole run", GONE: ""})
+    assert result.ok and result.unused == (GONE,)  # the other row's name was not judged: not stale
+    assert result.kept() == (OTHER_ROW,)
+    saved = read_baseline(baseline_text(result.survivors, result.baseline, result.kept()), "b.txt")
+    assert saved == {**dict.fromkeys(names, ""), OTHER_ROW: "accepted in a whole run"}
+    whole = mutate(SPEC, kinds=["duplicated"]).against([OTHER_ROW])  # every row's duplicate made, no deletion
+    assert whole.kept() == (OTHER_ROW,) and whole.unused == ()
 
 
 def test_the_document_has_the_documented_keys(reopened):

@@ -74,7 +74,7 @@ def mutate(path: str | None, spec_path: str | None, baseline: str | None, save: 
     if save is not None:
         from gapstate.files.writer import write_atomically
 
-        write_atomically(save, baseline_text(result.survivors, accepted).encode(), follow_links=False)
+        write_atomically(save, baseline_text(result.survivors, accepted, result.kept()).encode(), follow_links=False)
     if fmt == "json":
         say_json(result.to_dict())
     else:

@@ -128,26 +128,32 @@ def mutants(text: str, lines: Iterable[int] | None = None, kinds: Iterable[str] 
     if table is None:
         return
     written = base.splitlines(keepends=True)
-    states = tuple(dict.fromkeys((*table.states, *STATES)))
     wanted_lines = None if lines is None else set(lines)
     wanted_kinds = None if kinds is None else set(kinds)
     seen: set[str] = set()
-    for row in table.rows:
+    for row, kind, became in mistakes(table):
         if wanted_lines is not None and row.line not in wanted_lines:
             continue
+        if wanted_kinds is not None and kind not in wanted_kinds:
+            continue
+        mutant = Mutant(kind, row.line, str(row), became, "")
+        if mutant.name in seen:  # the same mistake reached two ways (an action listed twice)
+            continue
+        seen.add(mutant.name)
         index = row.line - 1
+        if kind == DUPLICATED_KIND:
+            changed = written[: index + 1] + [became + "\n"] + written[index + 1 :]
+        else:
+            changed = written[:index] + ([became + "\n"] if became else []) + written[index + 1 :]
+        yield mutant._replace(text="".join(changed))
+
+
+def mistakes(table: Table) -> Iterator[tuple[Row, str, str]]:
+    """(row, kind, mutated row) for every one-row mistake of `table`, in row order (`row_mutations`)."""
+    states = tuple(dict.fromkeys((*table.states, *STATES)))
+    for row in table.rows:
         for kind, became in row_mutations(row, states):
-            if wanted_kinds is not None and kind not in wanted_kinds:
-                continue
-            mutant = Mutant(kind, row.line, str(row), became, "")
-            if mutant.name in seen:  # the same mistake reached two ways (an action listed twice)
-                continue
-            seen.add(mutant.name)
-            if kind == DUPLICATED_KIND:
-                changed = written[: index + 1] + [became + "\n"] + written[index + 1 :]
-            else:
-                changed = written[:index] + ([became + "\n"] if became else []) + written[index + 1 :]
-            yield mutant._replace(text="".join(changed))
+            yield row, kind, became
 
 
 def kills(findings: Iterable[Finding]) -> frozenset[str]:
@@ -291,6 +297,9 @@ class MutationResult(Result):
     survivors: tuple[Survivor, ...]
     baseline: Mapping[str, str] | None = None  # the survivors accepted, each with its reason; None: no baseline given
     unused: tuple[str, ...] = field(default=())  # baseline names that are no survivor here
+    # The names of the table's mutants this run did not make (`--line`, `--kind`): what a baseline says
+    # of them is neither stale nor judged here.
+    unmade: frozenset[str] = field(default=frozenset())
 
     @property
     def behaviour_changing(self) -> int:
@@ -314,8 +323,12 @@ class MutationResult(Result):
         survivor marked listed or not, with its reason, and the names it lists that are no survivor here."""
         accepted = dict(baseline) if isinstance(baseline, Mapping) else dict.fromkeys(baseline, "")
         survivors = tuple(s._replace(listed=s.name in accepted, reason=accepted.get(s.name, "")) for s in self.survivors)
-        unused = tuple(sorted(accepted.keys() - {s.name for s in survivors}))
+        unused = tuple(sorted(accepted.keys() - {s.name for s in survivors} - self.unmade))
         return replace(self, survivors=survivors, baseline=accepted, unused=unused)
+
+    def kept(self) -> tuple[str, ...]:
+        """The names the baseline lists of mutants this run did not make: a baseline saved keeps them."""
+        return tuple(name for name in self.baseline or () if name in self.unmade)
 
     def idle(self) -> list[str]:
         """The checks that kill no mutant: they cannot fail on this table (vacuous), or others always find first."""
@@ -375,12 +388,13 @@ def read_baseline(text: str, name: str) -> dict[str, str]:
     return names
 
 
-def baseline_text(survivors: Iterable[Survivor], reasons: Mapping[str, str] | None = None) -> str:
-    """A baseline accepting `survivors`, each with its reason from `reasons` (a baseline read before) when it has one."""
+def baseline_text(survivors: Iterable[Survivor], reasons: Mapping[str, str] | None = None, kept: Iterable[str] = ()) -> str:
+    """A baseline accepting `survivors`, each with its reason from `reasons` (a baseline read before) when it has one,
+    then the names `kept` (of mutants the run did not make, `MutationResult.kept`) with theirs."""
+    reasons = reasons or {}
     lines = []
-    for survivor in survivors:
-        reason = (reasons or {}).get(survivor.name) or survivor.reason
-        lines.append(f"{survivor.name}  # {reason}\n" if reason else f"{survivor.name}\n")
+    for name, reason in [*((s.name, reasons.get(s.name) or s.reason) for s in survivors), *((n, reasons.get(n, "")) for n in kept)]:
+        lines.append(f"{name}  # {reason}\n" if reason else f"{name}\n")
     return "# gapstate mutate: the survivors accepted\n" + "".join(lines)
 
 
@@ -432,13 +446,16 @@ def mutate(spec: Spec, jobs: int = 1, baseline: Iterable[str] | None = None, lin
             if line not in rows:
                 raise GapstateError("no row of the table is at this line", file=spec.path, line=line)
     todo = list(mutants(base, lines, kinds))
+    made = {m.name for m in todo}
+    unmade = frozenset() if lines is None and kinds is None else frozenset(
+        name for row, kind, became in mistakes(table) if (name := mutant_name(str(row), kind, became)) not in made)
     verdicts = tuple(_judged(base, todo, jobs, progress))
     survivors = tuple(
         Survivor(v.name, v.kind, v.line, tuple(concretize(v.difference.steps)), v.difference.table,
                  v.difference.mutant, False)
         for v in verdicts if v.survives and v.difference is not None
     )
-    result = MutationResult(spec.path, verdicts, rule_kills(verdicts), survivors)
+    result = MutationResult(spec.path, verdicts, rule_kills(verdicts), survivors, unmade=unmade)
     return result if baseline is None else result.against(baseline)
 
 
