@@ -31,3 +31,16 @@ def test_the_name_shown_is_a_mutant_of_the_bundled_table():
     names = {m.name for m in mutants(SPEC_TEXT)}
     shown = [line.strip() for line in PAGE.splitlines() if " -> " in line and line.startswith("    REQUESTED")]
     assert shown and set(shown) <= names
+
+
+def test_the_json_example_is_the_document_the_command_writes_key_for_key():
+    import json
+
+    from gapstate.proof.mutation import MutationResult, Survivor, rule_kills
+
+    block = PAGE.split("```json fragment\n", 1)[1].split("```", 1)[0]
+    shown = json.loads(block)
+    written = MutationResult("spec.md", (), rule_kills(()), (Survivor("a -> b", "deleted", 1, (), (), (), False),)).to_dict()
+    assert list(shown) == list(written)
+    assert list(shown["survivors"][0]) == list(written["survivors"][0])
+    assert shown["rules"][0] == written["rules"][0]  # the checks come in the order the command lists them

@@ -41,7 +41,8 @@ ARROW = " -> "
 
 # What the proof checks of the table's behaviour besides the prose's rules, by finding kind (totality,
 # reachability, progress): a mutant is killed by each that finds something on it. The prose's rules are
-# named by their ids (`table.rules.RULES`); a row's mistake is never a syntax or diagram finding.
+# named by their ids (`table.rules.RULES`). A row's mistake is never a diagram finding; one the language refuses
+# (`invalid` given a next state or another action) is killed by `parse_error`, listed by `rule_kills` once it kills.
 CHECKS = tuple(cls.kind for cls in CATALOGUE if cls is not RuleBroken
                and cls.__module__ in ("gapstate.findings.proof", "gapstate.findings.progress"))
 
