@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gapstate
 
-from .support import check_text, variant
+from .support import SPEC_TEXT, check_text, variant
 
 
 def test_bundled_spec_checks_clean():
@@ -22,6 +22,14 @@ def test_a_table_whose_first_row_is_another_state_s_still_starts_in_clear_and_ch
     moved, first = "OPEN | loss_voiced | dup | = | note_dup", "* | loss_silent | - | = | note_trim"
     text = variant(moved, "").replace(first, f"{moved}\n{first}")
     assert text.index(moved) < text.index("CLEAR | loss_voiced")
+    assert check_text(text).findings == ()
+
+
+def test_moving_a_row_that_shares_an_arrow_above_the_star_rows_keeps_the_diagram_fresh():
+    """`OPEN | session_end` is drawn on one arrow with a write-off; written first, the drawing is still the table's."""
+    moved, first = "OPEN | session_end | - | CLEAR | end_unsettled", "* | loss_silent | - | = | note_trim"
+    text = SPEC_TEXT.replace(f"{moved}\n", "").replace(first, f"{moved}\n{first}")
+    assert text.index(moved) < text.index(first) and "<!-- gapstate:graph -->" in text
     assert check_text(text).findings == ()
 
 

@@ -65,6 +65,19 @@ def test_identical_labels_are_merged_into_one_line():
     assert sorted(e.source for e in silent) == sorted(TABLE.states)
 
 
+def test_the_order_rows_are_written_in_draws_the_same_diagram():
+    """Reordering rows is no change in behaviour, so the drawing (and the marked block `check` holds to it) stays."""
+    lines = SPEC_TEXT.splitlines(keepends=True)
+    places = [row.line - 1 for row in TABLE.rows]
+    for index, row in zip(places, reversed([lines[i] for i in places]), strict=True):
+        lines[index] = row
+    reversed_table = gapstate.load_spec("".join(lines)).table
+    assert reversed_table.states != TABLE.states  # REQUESTED is named before OPEN now
+    for all_rows in (False, True):
+        assert mermaid(build(reversed_table, all_rows)) == mermaid(build(TABLE, all_rows))
+        assert dot(build(reversed_table, all_rows)) == dot(build(TABLE, all_rows))
+
+
 def test_coverage_splits_arrows_by_whether_their_rows_fired():
     fired = {r.line for r in TABLE.rows if r.event == "loss_voiced"}
     diagram = build(TABLE, fired=fired)

@@ -5,7 +5,9 @@ As in python-statemachine, the table is first extracted into plain data
 the same `Table` the proof reads: one node per state, the initial one
 marked; one arrow per (state, next state) and kind, labelled with its rows'
 events, guards and actions, identical labels merged (a `*` row drawn from
-every state, or guards written in another order). Rows that stay (`=`) and
+every state, or guards written in another order). States and label lines
+come in an order of their own, never the rows': reordering rows is no
+change, so it cannot make the marked block stale. Rows that stay (`=`) and
 `invalid` rows are drawn only when asked for; allow-listed unreachable rows
 are dashed. With coverage, each arrow is split by whether recorded traces
 fired its rows, and told so three ways, so neither colour blindness nor a
@@ -27,7 +29,7 @@ from gapstate.files.source import cr_ended, text_lines
 from gapstate.findings import DiagramProblem, StaleDiagram
 from gapstate.table.blocks import is_header
 from gapstate.table.model import ANY_STATE, STAY, Row, Table
-from gapstate.table.vocabulary import INVALID
+from gapstate.table.vocabulary import EVENTS, GUARDS, INVALID, STATES
 
 TRANSITION = "transition"  # a row that moves to another state (or names its own)
 STAY_ROW = "stay"  # next is `=`
@@ -75,7 +77,7 @@ def build(table: Table, all_rows: bool = False, fired: set[int] | None = None) -
     assert table.initial is not None
     allowances = {(a.state, a.event, frozenset(a.guards)) for a in table.allowances}
     allowed = {row.line for row in table.rows if (row.state, row.event, row.guard_set) in allowances}
-    groups: dict[tuple[str, str, str, bool | None], tuple[dict[str, None], list[int]]] = {}
+    groups: dict[tuple[str, str, str, bool | None], tuple[dict[str, tuple[object, ...]], list[int]]] = {}
     for row in table.rows:
         if (row.next == STAY or row.invalid) and not all_rows:
             continue
@@ -83,15 +85,34 @@ def build(table: Table, all_rows: bool = False, fired: set[int] | None = None) -
         status = None if fired is None or kind in (REFUSAL, ALLOWED) else row.line in fired
         for state in table.states if row.state == ANY_STATE else (row.state,):
             labels, lines = groups.setdefault((state, row.target(state), kind, status), ({}, []))
-            labels[row_label(row)] = None
+            labels.setdefault(row_label(row), _label_order(row))
             lines.append(row.line)
-    order = {state: i for i, state in enumerate(table.states)}
+    states = drawing_order(table.states)
+    order = {state: i for i, state in enumerate(states)}
     keys = sorted(
         groups,
         key=lambda k: (order[k[0]], order.get(k[1], len(order)), _KIND_ORDER.index(k[2]), k[3] is not True, k[3] is None),
     )
-    arrows = tuple(Arrow(k[0], k[1], k[2], tuple(groups[k][0]), tuple(groups[k][1]), k[3]) for k in keys)
-    return Diagram(table.states, table.initial, arrows, fired is not None)
+    arrows = tuple(Arrow(k[0], k[1], k[2], tuple(sorted(groups[k][0], key=groups[k][0].__getitem__)),
+                         tuple(groups[k][1]), k[3]) for k in keys)
+    return Diagram(states, table.initial, arrows, fired is not None)
+
+
+def drawing_order(states: tuple[str, ...]) -> tuple[str, ...]:
+    """The initial state, the prose's states in their order, then any other alphabetically: not the rows' order.
+
+    Reordering rows changes no behaviour, so it must not change the drawing
+    either (`check` would call the marked block stale for it).
+    """
+    return (*(state for state in STATES if state in states), *sorted(set(states) - set(STATES)))
+
+
+def _label_order(row: Row) -> tuple[object, ...]:
+    """Where a row's label line stands on its arrow: by event, then guards, then actions, whatever the row order."""
+    event = tuple(EVENTS).index(row.event) if row.event in EVENTS else len(EVENTS)
+    guards = sorted((tuple(GUARDS).index(lit.guard) if lit.guard in GUARDS else len(GUARDS), lit.guard, lit.positive)
+                    for lit in row.guards)
+    return event, row.event, guards, row.actions
 
 
 # Mermaid ---------------------------------------------------------------------
