@@ -16,6 +16,7 @@ root findings. The counts depend on nothing but the code.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -133,16 +134,29 @@ def cpu_seconds() -> float:
     return times.user + times.system + times.children_user + times.children_system
 
 
+def options(argv: list[str]) -> argparse.Namespace:
+    """The options the module's docstring shows; `--help` prints them, a typo exits 2 naming it."""
+    parser = argparse.ArgumentParser(prog="python bench/mutants.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (their CPU counted too); default 1")
+    parser.add_argument("--json", action="store_true", help="every mutant, as JSON Lines")
+    parser.add_argument("--roots", action="store_true",
+                        help="also: how many findings each killed mutant gets, and its roots")
+    parser.add_argument("--only", action="append", choices=KINDS, metavar="KIND",
+                        help=f"only mutants of one kind (repeat for more): {', '.join(KINDS)}")
+    return parser.parse_args(argv)
+
+
 def main(argv: list[str]) -> int:
-    only = tuple(a.split("=", 1)[1] for a in argv if a.startswith("--only=")) or None
-    jobs = next((int(a.split("=", 1)[1]) for a in argv if a.startswith("--jobs=")), 1)
-    if "--roots" in argv:
+    args = options(argv)
+    only = tuple(args.only) if args.only else None
+    jobs = args.jobs
+    if args.roots:
         print(roots_summary([v for v in run(only=only) if v.changes]))
         return 0
     start, wall = cpu_seconds(), os.times().elapsed
     result = mutation.mutate(parse_spec(SPEC.read_text(encoding="utf-8"), "spec/gap-state.md"), jobs, kinds=only)
     cpu, elapsed = cpu_seconds() - start, os.times().elapsed - wall
-    if "--json" in argv:
+    if args.json:
         for v in result.verdicts:
             print(json.dumps({"kind": v.kind, "line": v.line, "mutant": v.name, "changes": v.changes,
                               "killed": v.killed, "killers": sorted(v.killers)}))
