@@ -60,8 +60,10 @@ def test_input_in_the_report_is_escaped():
 def test_an_accepted_survivor_is_listed_with_the_reason_the_baseline_gives_escaped():
     text = mutate_text(_result().against({NAME: "both start a fresh allowance\x1b[2J"}))
     lines = text.splitlines()
-    at = lines.index("accepted in the baseline (--format json gives each one's trace):")
+    at = lines.index("accepted in the baseline, each with why and the shortest trace on which it steps differently:")
     assert lines[at + 1].startswith("  spec.md:9: REQUESTED | loss_voiced")
     assert "    why: both start a fresh allowance\\x1b[2J" in lines and "\x1b" not in text
+    assert lines[-4:] == ["    table:  -> OPEN | reopen_gap", "    mutant: -> OPEN | open_gap", "    at the last event of:",
+                          '      {"event": "loss_voiced", "t": 100, "id": "iv-1"}']
     unexplained = mutate_text(_result().against([NAME]))
     assert "    why: the baseline gives no reason" in unexplained.splitlines()

@@ -42,12 +42,13 @@ def mutate_text(result: MutationResult) -> str:
         lines.extend(_survivor_lines(spec, survivor, step_words))
     accepted = [s for s in result.survivors if s.listed]
     if accepted:
-        lines.append("accepted in the baseline (--format json gives each one's trace):")
+        lines.append("accepted in the baseline, each with why and the shortest trace on which it steps differently:")
         for survivor in accepted:
             lines.append(f"  {spec}:{survivor.line}: {escape(survivor.name)}")
             lines.append(f"    why: {escape(survivor.reason)}" if survivor.reason else "    why: the baseline gives no reason")
+            lines.extend(f"  {line}" for line in _difference_lines(survivor, step_words))
     # within the width, but a trace's events whole (they are JSON Lines to paste into a file)
-    return "\n".join(part for line in lines for part in ([line] if line.startswith("    {") else wrap(line)))
+    return "\n".join(part for line in lines for part in ([line] if line.lstrip().startswith("{") else wrap(line)))
 
 
 def _wrapped(names: list[str], width: int = 96) -> list[str]:
@@ -68,8 +69,12 @@ def _survivor_lines(spec: str, survivor: Survivor, step_words: Callable[[tuple[A
     lines = [f"{spec}:{survivor.line}: survivor ({survivor.kind})", f"  row:    {escape(row)}"]
     if survivor.kind not in ("deleted", "duplicated"):
         lines.append(f"  became: {escape(became)}")
-    lines += [f"  table:  {step_words(survivor.table)}", f"  mutant: {step_words(survivor.mutant)}",
-              "  at the last event of:"]
+    return lines + _difference_lines(survivor, step_words)
+
+
+def _difference_lines(survivor: Survivor, step_words: Callable[[tuple[Any, ...]], str]) -> list[str]:
+    """What the table and the mutant each do at the last event of the survivor's trace, then the trace."""
+    lines = [f"  table:  {step_words(survivor.table)}", f"  mutant: {step_words(survivor.mutant)}", "  at the last event of:"]
     lines.extend(f"    {event}" for event in trace_lines(survivor.trace))
     return lines
 
