@@ -78,3 +78,23 @@ def test_every_survivor_of_the_bundled_table_is_one_its_baseline_explains():
     document = json.loads(result.stdout)
     assert document["killed"] >= 1650 and document["unused_baseline"] == []
     assert all(survivor["baseline"] and survivor["reason"] for survivor in document["survivors"])
+
+
+def test_no_more_workers_are_started_than_there_are_cores(monkeypatch):
+    # each worker holds the table's exploration and every mutant's text (about 90 MiB on the bundled table):
+    # --jobs 400 on two cores would start 400 of them and gain nothing
+    from gapstate.cli import mutate as command
+    from gapstate.proof import mutation
+
+    asked = []
+
+    def judged(spec, jobs, *rest):
+        asked.append(jobs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(command, "jobs_default", lambda: 2)
+    monkeypatch.setattr(mutation, "mutate", judged)
+    for jobs in ("400", "2", "1"):
+        run("mutate", str(SPEC_PATH), "--jobs", jobs)
+    run("mutate", str(SPEC_PATH))
+    assert asked == [2, 2, 1, 2]

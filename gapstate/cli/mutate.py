@@ -33,7 +33,7 @@ from gapstate.proof.mutation import KINDS
               help="Only the mutants of the row at line N of the spec (repeat for more rows).")
 @click.option("--kind", "kinds", type=click.Choice(KINDS), multiple=True, help="Only the mutants of this kind (repeat for more).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Worker processes judging mutants (default: every core).")
+              help="Worker processes judging mutants (default, and at most: every core).")
 @FORMAT
 @reports_errors
 def mutate(path: str | None, spec_path: str | None, baseline: str | None, save: str | None, lines: tuple[int, ...],
@@ -67,7 +67,8 @@ def mutate(path: str | None, spec_path: str | None, baseline: str | None, save: 
     spec = read_spec(choice)
     bar = LateBar("mutants") if sys.stderr.isatty() else None
     try:
-        result = run(spec, jobs or jobs_default(), accepted, lines or None, kinds or None, bar)
+        cores = jobs_default()  # a worker more than the cores gains nothing, and each holds the table's exploration
+        result = run(spec, min(jobs or cores, cores), accepted, lines or None, kinds or None, bar)
     finally:
         if bar is not None:
             bar.close()
