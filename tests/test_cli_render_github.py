@@ -9,7 +9,7 @@ import pytest
 
 from gapstate.cli.render.github import command, escape_data, escape_property
 
-from .support import DEFECTIVE, ROOT, golden, in_root
+from .support import DEFECTIVE, ROOT, golden, in_root, variant
 
 
 def unescape(text: str, prop: bool = False) -> str:
@@ -63,6 +63,19 @@ def test_check_github_gives_one_annotation_per_finding_at_its_line_an_error_for_
         assert first == finding["message"]
         if finding["kind"] == "rule":  # the trace follows, one event a line, as check prints it
             assert [json.loads(line) for line in rest[1:]] == finding["trace"]
+
+
+def test_check_github_gives_a_notice_for_a_rule_tested_on_no_step(tmp_path):
+    # no row settles: settle-without-evidence cannot fail on this table, and the CI log says so as text does
+    spec = tmp_path / "unsettled.md"
+    spec.write_text(variant("REQUESTED | evidence_turn | post_send | CLEAR | settle",
+                            "REQUESTED | evidence_turn | post_send | CLEAR | noop"), encoding="utf-8")
+    findings = json.loads(in_root("check", str(spec), "--format", "json").stdout)["findings"]
+    commands = [parse(line) for line in in_root("check", str(spec), "--format", "github").stdout.splitlines()]
+    assert len(commands) == len(findings) + 1
+    level, props, message = commands[-1]
+    assert (level, props) == ("notice", {"file": str(spec), "title": "untested rule"})
+    assert message.startswith("rule settle-without-evidence was tested on no reachable step: this table cannot break it")
 
 
 def test_check_github_prints_nothing_on_a_clean_spec():

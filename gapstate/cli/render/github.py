@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from gapstate.cli.render.check import untested_note
 from gapstate.cli.render.review import case_lines, change_lines
 from gapstate.errors import GapstateError, Unusable
 
@@ -48,7 +49,7 @@ def error_github(error: GapstateError | Unusable) -> str:
 
 def check_github(outcomes: Iterable[CheckResult | GapstateError]) -> str:
     """One `::error` per root finding of each spec checked (a `::notice` for one that follows from another),
-    at its line and column; one per spec that could not be read.
+    at its line and column; a `::notice` per rule tested on no reachable step; one per spec that could not be read.
 
     `outcomes` holds, per spec, its check result or the GapstateError that stopped it.
     """
@@ -68,6 +69,8 @@ def check_github(outcomes: Iterable[CheckResult | GapstateError]) -> str:
             )
             for finding in outcome.findings
         )
+        lines.extend(command("notice", untested_note(rule), file=outcome.spec, title="untested rule")
+                     for rule in outcome.untested())
     return "\n".join(lines)
 
 
