@@ -78,6 +78,14 @@ def test_the_order_rows_are_written_in_draws_the_same_diagram():
         assert dot(build(reversed_table, all_rows)) == dot(build(TABLE, all_rows))
 
 
+def test_guards_written_in_another_order_draw_the_same_label():
+    """A row's guards are a set (`diff` calls their order no change): the drawing does not follow how they are written."""
+    row = "SENDING | send_failed | attempts_left,!candidate_active | DUE | keep_debt"
+    turned = gapstate.load_spec(SPEC_TEXT.replace(row, "SENDING | send_failed | !candidate_active , attempts_left | DUE | keep_debt")).table
+    for all_rows in (False, True):
+        assert mermaid(build(turned, all_rows)) == mermaid(build(TABLE, all_rows))
+
+
 def test_coverage_splits_arrows_by_whether_their_rows_fired():
     fired = {r.line for r in TABLE.rows if r.event == "loss_voiced"}
     diagram = build(TABLE, fired=fired)

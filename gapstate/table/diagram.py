@@ -5,7 +5,8 @@ As in python-statemachine, the table is first extracted into plain data
 the same `Table` the proof reads: one node per state, the initial one
 marked; one arrow per (state, next state) and kind, labelled with its rows'
 events, guards and actions, identical labels merged (a `*` row drawn from
-every state, or guards written in another order). States and label lines
+every state, or guards written in another order, drawn in the vocabulary's
+order). States and label lines
 come in an order of their own, never the rows': reordering rows is no
 change, so it cannot make the marked block stale. Rows that stay (`=`) and
 `invalid` rows are drawn only when asked for; allow-listed unreachable rows
@@ -28,7 +29,7 @@ from typing import NamedTuple
 from gapstate.files.source import cr_ended, text_lines
 from gapstate.findings import DiagramProblem, StaleDiagram
 from gapstate.table.blocks import is_header
-from gapstate.table.model import ANY_STATE, STAY, Row, Table
+from gapstate.table.model import ANY_STATE, STAY, Literal, Row, Table
 from gapstate.table.vocabulary import EVENTS, GUARDS, INVALID, STATES
 
 TRANSITION = "transition"  # a row that moves to another state (or names its own)
@@ -59,9 +60,13 @@ class Diagram(NamedTuple):
 
 
 def row_label(row: Row) -> str:
-    """`event [guards] / actions`, guards as the row writes them."""
-    guards = f" [{', '.join(str(lit) for lit in row.guards)}]" if row.guards else ""
+    """`event [guards] / actions`, the guards in the vocabulary's order: a row's guards are a set, however written."""
+    guards = f" [{', '.join(str(lit) for lit in sorted(row.guards, key=_guard_order))}]" if row.guards else ""
     return f"{row.event}{guards} / {', '.join(row.actions)}"
+
+
+def _guard_order(lit: Literal) -> tuple[int, str, bool]:
+    return (tuple(GUARDS).index(lit.guard) if lit.guard in GUARDS else len(GUARDS), lit.guard, lit.positive)
 
 
 def _kind(row: Row, allowed: set[int]) -> str:
@@ -110,9 +115,7 @@ def drawing_order(states: tuple[str, ...]) -> tuple[str, ...]:
 def _label_order(row: Row) -> tuple[object, ...]:
     """Where a row's label line stands on its arrow: by event, then guards, then actions, whatever the row order."""
     event = tuple(EVENTS).index(row.event) if row.event in EVENTS else len(EVENTS)
-    guards = sorted((tuple(GUARDS).index(lit.guard) if lit.guard in GUARDS else len(GUARDS), lit.guard, lit.positive)
-                    for lit in row.guards)
-    return event, row.event, guards, row.actions
+    return event, row.event, sorted(map(_guard_order, row.guards)), row.actions
 
 
 # Mermaid ---------------------------------------------------------------------
