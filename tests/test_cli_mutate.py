@@ -98,3 +98,14 @@ def test_no_more_workers_are_started_than_there_are_cores(monkeypatch):
         run("mutate", str(SPEC_PATH), "--jobs", jobs)
     run("mutate", str(SPEC_PATH))
     assert asked == [2, 2, 1, 2]
+
+
+def test_a_save_target_that_cannot_be_written_says_why_before_any_work(tmp_path):
+    dangling = tmp_path / "mutants.txt"
+    dangling.symlink_to(tmp_path / "gone" / "mutants.txt")
+    cases = {str(dangling): "is a symbolic link", str(tmp_path): "is a folder, not a file",
+             str(tmp_path / "no" / "mutants.txt"): "no folder"}
+    for target, why in cases.items():
+        result = run("mutate", *ONE_ROW, "--save-baseline", target)
+        assert result.exit_code == 2 and result.stdout == "", target
+        assert why in result.stderr, result.stderr

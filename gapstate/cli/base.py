@@ -189,8 +189,14 @@ def save_target(path: str | None) -> None:
         return
     from gapstate.files.writer import writable
 
-    if not path or Path(path).is_dir() or not Path(path).resolve().parent.is_dir():
-        raise GapstateError("cannot save there: not a file in an existing folder", file=path or "''")
+    if not path:
+        raise GapstateError("cannot save there: an empty path names no file", file="''")
+    target = Path(path)
+    if not target.is_symlink():  # a link, dangling or not, is refused by `writable`, as a link
+        if target.is_dir():
+            raise GapstateError("cannot save there: it is a folder, not a file", file=path)
+        if not target.absolute().parent.is_dir():
+            raise GapstateError("cannot save there: no folder holds that path", file=path)
     writable(path, follow_links=False)  # refused now, not after the run
 
 
