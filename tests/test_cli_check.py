@@ -38,6 +38,19 @@ def test_check_json_is_one_document_with_the_contract_keys():
     assert all(set(entry) == {"rule", "tested"} and entry["tested"] > 0 for entry in document["rules"])
 
 
+@pytest.mark.parametrize("old, new", [
+    ("CLEAR | busy_end | - | = | noop", "CLEAR | busy_endx | - | = | noop"),  # unknown_name
+    ("@cap episode_attempts 2", "@cap episode_attempts 0"),  # bad_cap
+])
+def test_a_table_that_is_not_explored_tests_no_rule_and_has_no_bounds(tmp_path, old, new):
+    spec = tmp_path / "spec.md"
+    spec.write_text(variant(old, new), encoding="utf-8")
+    result = run("check", str(spec), "--format", "json")
+    document = json.loads(result.stdout)
+    assert result.exit_code == 1 and document["rules"] == [] and document["bounds"] == {}
+    assert "not proved until fixed" in result.stderr
+
+
 def test_check_text_says_which_rules_were_tested_on_no_step(tmp_path):
     path = tmp_path / "spec.md"
     path.write_text(variant("REQUESTED | evidence_turn | post_send | CLEAR | settle",
