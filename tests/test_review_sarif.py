@@ -128,3 +128,18 @@ def test_one_unreadable_spec_is_still_a_sarif_log_that_code_scanning_can_read(tm
     assert invocation["executionSuccessful"] is False
     [note] = invocation["toolExecutionNotifications"]
     assert note["message"]["text"] == "no such file"
+
+
+def test_a_rule_tested_on_no_step_is_a_note_of_the_run_and_the_log_stays_valid(tmp_path):
+    from .support import variant
+
+    spec = tmp_path / "unsettled.md"  # no row settles: settle-without-evidence cannot fail on this table
+    spec.write_text(variant("REQUESTED | evidence_turn | post_send | CLEAR | settle",
+                            "REQUESTED | evidence_turn | post_send | CLEAR | noop"), encoding="utf-8")
+    document = json.loads(in_root("check", str(spec), "--format", "sarif").stdout)
+    assert list(validator().iter_errors(document)) == []
+    [invocation] = document["runs"][0]["invocations"]
+    [note] = invocation["toolExecutionNotifications"]
+    assert invocation["executionSuccessful"] is True and note["level"] == "note"
+    assert note["message"]["text"].startswith("rule settle-without-evidence was tested on no reachable step")
+    assert note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("unsettled.md")

@@ -62,6 +62,11 @@ class CheckResult(Result):
         """The rules checked on no reachable step: this table cannot break them, so their passing means nothing."""
         return [rule for rule, steps in self.tested.items() if not steps]
 
+    @staticmethod
+    def untested_note(rule: str) -> str:
+        """What a rule tested on no reachable step means, in the words every output format gives it."""
+        return f"rule {rule} was tested on no reachable step: this table cannot break it, so its passing means nothing"
+
     def root_of(self, finding: Finding) -> Finding | None:
         """The root finding `finding` follows from (the first, when it takes several to mend); None for a root."""
         roots = self.causes.get(finding)

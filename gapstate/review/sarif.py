@@ -116,7 +116,11 @@ def check_sarif(outcomes: Iterable[CheckResult | GapstateError], catalogue: tupl
                 "invocations": [
                     {
                         "executionSuccessful": not failed,
-                        "toolExecutionNotifications": [_notification(error) for error in failed],
+                        "toolExecutionNotifications": [
+                            *(_notification(error) for error in failed),
+                            *({"level": "note", "message": {"text": r.untested_note(rule)},
+                               "locations": [_location(r.spec, None, None)]} for r in checked for rule in r.untested()),
+                        ],
                     }
                 ],
                 "results": [_result(f, r, index) for r in checked for f in r.findings],

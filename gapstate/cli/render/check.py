@@ -40,14 +40,8 @@ def check_text(result: CheckResult) -> str:
             for f in consequences:
                 lines.extend(_finding_lines("    ", result.spec, f, result.message(f)))
     for rule in result.untested():
-        lines.extend(wrap(f"{escape(result.spec)}: note: {untested_note(rule)}"))
+        lines.extend(wrap(f"{escape(result.spec)}: note: {result.untested_note(rule)}"))
     return "\n".join(lines)
-
-
-def untested_note(rule: str) -> str:
-    """What a rule tested on no reachable step means, for text output and CI annotations alike."""
-    return f"rule {rule} was tested on no reachable step: this table cannot break it, so its passing means nothing"
-
 
 def _finding_lines(lead: str, spec: str, finding: Finding, message: str) -> list[str]:
     """`path:line:column: kind: message`, wrapped, its first line holding at least the message's first word."""

@@ -13,7 +13,6 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from gapstate.cli.render.check import untested_note
 from gapstate.cli.render.review import case_lines, change_lines
 from gapstate.errors import GapstateError, Unusable
 
@@ -69,7 +68,7 @@ def check_github(outcomes: Iterable[CheckResult | GapstateError]) -> str:
             )
             for finding in outcome.findings
         )
-        lines.extend(command("notice", untested_note(rule), file=outcome.spec, title="untested rule")
+        lines.extend(command("notice", outcome.untested_note(rule), file=outcome.spec, title="untested rule")
                      for rule in outcome.untested())
     return "\n".join(lines)
 
