@@ -17,6 +17,11 @@ a person would mend it (the walks are `proof.mending`'s):
   table. A row that fires then, and not otherwise, is cut off by that root.
 - *blocked*: those steps are not taken. A rule broken, or an allowed row
   that fires, only past them, is downstream of that root.
+- *mended*: those steps are taken as a correct row would take them (one
+  edit away from the row, fitted where no mistake led). Where there are a
+  few roots, this decides which of them each consequence needs: what
+  mending one root alone mends is under it alone, what only several mend
+  is under those (`_mended_by`).
 
 Roots are tried structural findings first (holes, contradictions, overlaps),
 then broken rules nearest the initial configuration first, so a breach
@@ -156,7 +161,84 @@ def attribute(found: list[Finding], table: Table, machine: Machine, exploration:
             break
         if left not in joint and (together := _together(walk, left, standing, about)):
             joint[left] = together
+    _mended_by(walk, causes, joint, [r for r in standing if r not in causes], about)
     return Attribution(findings, _resolved(causes, joint))
+
+
+# Past this many roots, which of them mend a consequence is not asked again (`_mended_by`): each group of
+# roots asked costs a walk, and a table with that many mistakes is read root by root anyway.
+MENDED_ROOTS = 6
+
+
+def _mended_by(
+    walk: Walker, causes: dict[Finding, Finding], joint: dict[Finding, tuple[Finding, ...]], roots: list[Finding],
+    about: Callable[[Finding], list[Suspect]],
+) -> None:
+    """Each consequence placed under the fewest roots whose mending, together, mends it (`Walker.mended`).
+
+    The walks that placed it leave a root's steps out or let them lead
+    anywhere; neither is where a corrected row leads. A mended walk is
+    nearer, so it has the last word where there are several roots: a
+    consequence that one root, mended, mends is under that root alone (the
+    one it was placed under, when that one does), and one that only several
+    mend is under those, each of which it needs. Where no group the walk
+    tries mends it, it stays where it was placed.
+    """
+    if not 2 <= len(roots) <= MENDED_ROOTS:
+        return
+    outcomes: dict[frozenset[Finding], tuple[set[int], set[tuple[str, int]]]] = {}
+    clean = walk.reached([s for root in roots for s in about(root)])
+
+    def mends(finding: Finding, group: tuple[Finding, ...]) -> bool:
+        key = frozenset(group)
+        if key not in outcomes:
+            if walk.visited > CAUSE_BUDGET:
+                return False
+            outcomes[key] = walk.mended([s for root in group for s in about(root)], clean)
+        fired, broken = outcomes[key]
+        if isinstance(finding, RuleBroken):
+            return (finding.rule, finding.line) not in broken
+        if isinstance(finding, Unreachable):
+            return finding.line in fired
+        assert isinstance(finding, StaleAllowance)
+        return finding.row not in fired
+
+    # A breach its row, mended, still makes (a rule of what a state means, broken where another mistake
+    # led) is no root: another breach of the row that mending it mends is, and this one follows.
+    for index, root in enumerate(list(roots)):
+        if not isinstance(root, RuleBroken) or mends(root, (root,)):
+            continue
+        instead = sorted((f for f in causes if isinstance(f, RuleBroken) and f.line == root.line
+                          and _root(causes, f) is root and mends(f, (root,))), key=lambda f: (f.detour, len(f.trace)))
+        if instead:
+            del causes[instead[0]]
+            joint.pop(instead[0], None)
+            causes[root] = roots[index] = instead[0]
+            outcomes[frozenset((instead[0],))] = outcomes[frozenset((root,))]  # the same row's steps
+    for finding in [*causes, *(f for f in joint if f not in causes)]:
+        if not isinstance(finding, (RuleBroken, Unreachable, StaleAllowance)) or finding in roots or (
+                isinstance(finding, StaleAllowance) and finding.reason is not AllowanceProblem.ROW_FIRES):
+            continue
+        placed = joint.get(finding) or (_root(causes, finding),)
+        named = tuple(dict.fromkeys(_root(causes, r) for r in placed))
+        if any(r not in roots for r in named):
+            continue
+        first = [named[0], *(r for r in roots if r is not named[0])]
+        alone = next((r for r in first if mends(finding, (r,))), None)
+        if alone is not None:
+            group: tuple[Finding, ...] = (alone,)
+        elif mends(finding, tuple(roots)):
+            kept = list(first)
+            for root in first:
+                if len(kept) > 1 and mends(finding, tuple(k for k in kept if k is not root)):
+                    kept.remove(root)
+            group = tuple(kept)
+        else:
+            continue
+        joint.pop(finding, None)
+        causes[finding] = group[0]
+        if len(group) > 1:
+            joint[finding] = group
 
 
 def _shared(

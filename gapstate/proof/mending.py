@@ -1,18 +1,25 @@
 """Walking the configuration graph with one root finding mended, without knowing how a person would mend it.
 
-`proof.causes` asks two questions of each root finding, about the steps it
+`proof.causes` asks three questions of each root finding, about the steps it
 is about (its `Suspect` steps):
 
 - *opened*: which rows fire when those steps may lead anywhere (to any
   state, with the actions of any row of the table)? A row that then fires,
   and not otherwise, is cut off by that root;
 - *blocked*: which rows fire, and which rules are broken, when those steps
-  are not taken? A rule broken only past them is downstream of that root.
+  are not taken? A rule broken only past them is downstream of that root;
+- *mended*: which rows fire, and which rules are broken, when those steps
+  are taken as a correct row would take them? Of the rows one edit away
+  from the mistaken one, those that keep every rule where no mistake led
+  (`Walker.mended`). Blocking cuts off what a mended row still carries on
+  to, and opening lets it go where no correct row would; this is nearer
+  to what restoring the row does, so it decides which of several roots a
+  consequence needs.
 
 A blocked walk is part of the explored graph, so it follows the
-exploration's own moves. An opened walk leaves it: it steps the machine, and
+exploration's own moves. An opened or mended walk leaves it: it steps the machine; an opened one
 stops as soon as every row it asks about has fired; a row that no
-configuration within the caps fires is settled without a walk. Both are
+configuration within the caps fires is settled without a walk. Each is
 `graph.walk`, each with its own moves.
 """
 
@@ -25,8 +32,8 @@ from typing import NamedTuple
 
 from gapstate.findings import Ambiguous, Contradiction, Finding, NotTotal, RuleBroken
 from gapstate.proof.graph import Exploration, walk
-from gapstate.run.machine import Machine, Status
-from gapstate.table.model import Literal, Row, Table, holds
+from gapstate.run.machine import Machine, Outcome, Status
+from gapstate.table.model import STAY, Literal, Row, Table, holds
 from gapstate.table.vocabulary import ACTIONS, COUNTERS, EVENTS, FLAGS, SESSION_ENDED, Config
 
 # Up to this many configurations within the caps, a row that cannot fire in
@@ -107,6 +114,18 @@ class Walker:
         actions = dict.fromkeys(r.actions for r in table.rows if not r.invalid)
         actions.update(dict.fromkeys((name,) for name, act in ACTIONS.items() if act.add or act.sets))
         self.effects = tuple(dict.fromkeys(machine.effects(acts) for acts in ((), *actions)))
+        # What a mended row could be, on an event (see `_landings_of`): first what the table's rows of the
+        # event do, then anything a row of the table does, or any one action; a refusal only where the
+        # table refuses the event somewhere (a refusal breaks only the rule that the event could happen).
+        self.kin: dict[str, tuple[tuple[str, ...], ...]] = {}
+        for row in table.rows:
+            self.kin.setdefault(row.event, ())
+            if row.actions not in self.kin[row.event]:
+                self.kin[row.event] += (row.actions,)
+        self.any_row = tuple(dict.fromkeys((*(r.actions for r in table.rows if not r.invalid),
+                                             *((name,) for name, act in ACTIONS.items() if not act.refuses))))
+        self._fitted: tuple[Container[int] | None, dict[tuple[frozenset[int], str], tuple[tuple[tuple[str, ...], str], ...]]] = (None, {})
+        self._landings: dict[tuple[Config, str, bool, frozenset[int]], tuple[tuple[Config, ...], frozenset[str]]] = {}
         self.states = table.states
         self.rows = {row.line: row for row in table.rows}
         self._dead: set[int] = set()  # rows no configuration within the caps fires (see `_may_fire`)
@@ -181,31 +200,178 @@ class Walker:
         opened: set[tuple] = set()
 
         def moves(config: Config) -> Iterator[tuple[None, Config]]:
-            self.visited += 1
-            if config.ended or not machine.within_caps(config):
-                return
-            for event in EVENTS:
-                for choice in machine.choices(config, event):
-                    outcome = machine.step_once(config, event, choice)
-                    row = outcome.row
-                    if outcome.status is Status.OK:
-                        assert row is not None
-                        missing.discard(row.line)
-                        yield None, outcome.config
-                    tests = unmatched if row is None else by_row.get(row.line)
-                    if not tests or not any(test(config, event, choice, bool(outcome.broken)) for test in tests):
-                        continue
-                    after = machine.after_event(config, event)
-                    if after[1:] in opened:
-                        continue
-                    opened.add(after[1:])
-                    for effects in self.effects:
-                        landed = machine.landing(after, effects, after.state)
-                        for state in self.states:
-                            yield None, landed._replace(state=state)
+            for event, choice in self._stimuli(config):
+                outcome = machine.step_once(config, event, choice)
+                row = outcome.row
+                if outcome.status is Status.OK:
+                    assert row is not None
+                    missing.discard(row.line)
+                    yield None, outcome.config
+                tests = unmatched if row is None else by_row.get(row.line)
+                if not tests or not any(test(config, event, choice, bool(outcome.broken)) for test in tests):
+                    continue
+                after = machine.after_event(config, event)
+                if after[1:] in opened:
+                    continue
+                opened.add(after[1:])
+                for effects in self.effects:
+                    landed = machine.landing(after, effects, after.state)
+                    for state in self.states:
+                        yield None, landed._replace(state=state)
 
         walk((machine.initial,), moves, until=lambda config: not missing)  # stops once every wanted row fired
         return wanted - missing - self._dead
+
+    def mended(self, suspects: list[Suspect], clean: Container[int]) -> tuple[set[int], set[tuple[str, int]]]:
+        """The rows that fire and the (rule, row) pairs broken when every suspect step is mended.
+
+        A mended step is one a correct row could take there: `_landings`.
+        Unlike a blocked walk, the sessions a mended row carries on go on
+        past it, so what they reach further on still counts (a mistaken
+        label there changes nothing of where a session goes); unlike an
+        opened one, they go only where a row keeping the rules would send
+        them. The walk steps the machine, so it may leave the explored graph.
+        """
+        machine = self.machine
+        by_row = tests_by_row(suspects)
+        unmatched = [s.test for s in suspects if s.rows is None]
+        partners: dict[int, frozenset[int]] = {}  # a suspect row -> the rows of its suspects (both of an overlap)
+        for suspect in suspects:
+            for line in suspect.rows or ():
+                partners[line] = partners.get(line, frozenset()).union(suspect.rows or ())
+        fired: set[int] = set()
+        broken: set[tuple[str, int]] = set()
+
+        def suspected(config: Config, event: str, choice: bool) -> tuple[Outcome, frozenset[int] | None]:
+            """The step, and when a suspect is about it, the rows it is of (those of an overlap; none: a hole)."""
+            outcome = machine.step_once(config, event, choice)
+            row = outcome.row
+            tests = unmatched if row is None else by_row.get(row.line)
+            if tests and any(test(config, event, choice, bool(outcome.broken)) for test in tests):
+                return outcome, partners.get(row.line, frozenset()) if row is not None else frozenset()
+            return outcome, None
+
+        fitted = self._fit(suspected, clean)
+
+        def moves(config: Config) -> Iterator[tuple[None, Config]]:
+            for event, choice in self._stimuli(config):
+                outcome, rows = suspected(config, event, choice)
+                row = outcome.row
+                if rows is not None:
+                    rows_fitted = fitted.get((rows, event))
+                    if rows_fitted:
+                        landings, unavoidable = self._as_fitted(config, event, choice, rows_fitted)
+                    else:
+                        landings, unavoidable = self._landings_of(config, event, choice, rows)
+                    if row is not None:  # what the mended row breaks here anyway stays
+                        broken.update((rule, row.line) for rule in unavoidable)
+                    for landed in landings:
+                        yield None, landed
+                    continue
+                if row is not None:
+                    broken.update((rule, row.line) for rule in outcome.broken)
+                if outcome.status is Status.OK:
+                    assert row is not None
+                    fired.add(row.line)
+                    yield None, outcome.config
+
+        walk((machine.initial,), moves)
+        return fired, broken
+
+    def _stimuli(self, config: Config) -> Iterator[tuple[str, bool]]:
+        """The (event, choice) steps a walk off the explored graph takes from `config`, in a fixed order: none
+        once the session ended or past the caps (as the explorer). Each configuration asked is a visit."""
+        self.visited += 1
+        if config.ended or not self.machine.within_caps(config):
+            return
+        choices = self.machine.choices
+        for event in EVENTS:
+            for choice in choices(config, event):
+                yield event, choice
+
+    def _fit(self, suspected: Callable[[Config, str, bool], tuple[Outcome, frozenset[int] | None]],
+             clean: Container[int]) -> dict[tuple[frozenset[int], str], tuple[tuple[tuple[str, ...], str], ...]]:
+        """The rows each suspect's rows could be, mended: the edits (`_edits`) that break no rule on any of
+        the suspect steps taken where no root led (a configuration reached with every root's steps left
+        out). There the configuration is right, so a correct row keeps every rule; where a mistake led,
+        the row as it should be may break a rule that says what a state means, and that breach stays once
+        the row is mended. A suspect with no such step, or no edit that fits, gets none.
+
+        Kept for the next walk with the same `clean` (the groups of roots one table's mending tries)."""
+        if self._fitted[0] is not clean:
+            self._fitted = (clean, {})
+        known = self._fitted[1]
+        exploration = self.exploration
+        steps: dict[tuple[frozenset[int], str], list[tuple[Config, str, bool]]] = {}
+        for node in exploration.nodes():
+            if node not in clean:
+                continue
+            config = exploration.config(node)
+            for event, choice in self._stimuli(config):
+                rows = suspected(config, event, choice)[1]
+                if rows is not None:
+                    steps.setdefault((rows, event), []).append((config, event, choice))
+        fitted = {}
+        for site, taken in steps.items():
+            if site not in known:
+                known[site] = next((fits for edits in self._edits(*site) if (fits := tuple(
+                    edit for edit in edits if not any(self._trial(step, edit)[1] for step in taken)))), ())
+            fitted[site] = known[site]
+        return fitted
+
+    def _edits(self, rows: frozenset[int], event: str) -> Iterator[list[tuple[tuple[str, ...], str]]]:
+        """The (actions, next) a mistaken row could be, nearest first: one edit away (another next state, or
+        one of its actions replaced by another: the mistakes `gapstate mutate` makes, each undone by one of
+        the same kind), then the actions of the table's rows of its event, then those of any row, at its
+        next state; for either row of an overlap. For a hole, the actions of the event's rows, then of any
+        row, to any state."""
+        edited = [self.rows[line] for line in sorted(rows)]
+        if not edited:
+            for actions in (self.kin.get(event, ()), self.any_row):
+                yield sorted({(acts, to) for acts in actions for to in (*self.states, STAY)})
+            return
+        near = {(row.actions, to) for row in edited for to in (*self.states, STAY)}
+        near.update((row.actions[:i] + (other,) + row.actions[i + 1:], row.next)
+                    for row in edited for i in range(len(row.actions)) for other in ACTIONS)
+        yield sorted(near)
+        for actions in (self.kin.get(event, ()), self.any_row):
+            yield sorted({(acts, row.next) for row in edited for acts in actions})
+
+    def _trial(self, step: tuple[Config, str, bool], edit: tuple[tuple[str, ...], str]) -> tuple[Config, tuple[str, ...]]:
+        config, event, choice = step
+        actions, to = edit
+        return self.machine.trial(config, event, choice, actions, config.state if to == STAY else to)
+
+    def _as_fitted(self, config: Config, event: str, choice: bool, edits: tuple[tuple[tuple[str, ...], str], ...]
+                   ) -> tuple[tuple[Config, ...], frozenset[str]]:
+        """Where the fitted edits lead on this step, and the rules any of them breaks there (which of them the
+        row was is not known, so a breach one of them keeps is not taken as mended)."""
+        tried = [self._trial((config, event, choice), edit) for edit in edits]
+        return tuple(dict.fromkeys(after for after, _ in tried)), frozenset(r for _, b in tried for r in b)
+
+    def _landings_of(self, config: Config, event: str, choice: bool, rows: frozenset[int]
+                     ) -> tuple[tuple[Config, ...], frozenset[str]]:
+        """Where a correct row could lead on this step when no edit fits its rows (`_fit`), and the rules
+        it breaks there anyway.
+
+        The edits are tried nearest first (`_edits`, then any row's actions
+        to any state) until one keeps every rule here; of all those tried,
+        the steps that break the fewest rules are kept, and a rule one of
+        them breaks is taken as broken by the mended row too.
+        """
+        key = (config, event, choice, rows)
+        known = self._landings.get(key)
+        if known is None:
+            wide = [(acts, to) for acts in self.any_row for to in self.states]
+            tried: list[tuple[Config, tuple[str, ...]]] = []
+            for edits in (*self._edits(rows, event), wide):
+                tried += [self._trial((config, event, choice), edit) for edit in edits]
+                if tried and not all(broken for _, broken in tried):
+                    break
+            fewest = min(len(broken) for _, broken in tried)
+            landings = tuple(dict.fromkeys(after for after, broken in tried if len(broken) == fewest))
+            known = self._landings[key] = (landings, frozenset(r for _, b in tried if len(b) == fewest for r in b))
+        return known
 
     def _may_fire(self, line: int) -> bool:
         """False when no configuration within the caps matches the row: then no walk fires it.

@@ -226,6 +226,25 @@ class Machine:
         broken = tuple([rule.id for rule in compiled.rules if rule.broken(transition)])
         return _new(Outcome, (Status.OK, after, row, named, row.actions, broken, compiled.commits))
 
+    def trial(self, before: Config, event: str, choice: bool, actions: tuple[str, ...], state: str
+              ) -> tuple[Config, tuple[str, ...]]:
+        """Where a row with these actions and this next state would lead on this step, and the rules it would
+        break there: what `proof.mending` asks of the rows a mended one could be."""
+        mid = _after_sets(before, event)
+        values = _Guards(mid, self.caps, CHOICE_OF.get(event), choice)
+        if vocabulary.INVALID in actions:
+            after = before
+        else:
+            fields = list(mid)
+            for index, value in _EVENT_THEN[event]:
+                fields[index] = value
+            for index, add, value in _effects(actions):
+                fields[index] = fields[index] + value if add else value
+            fields[_STATE] = state
+            after = _new(Config, fields)
+        transition = _new(Transition, (before, mid, after, event, values, actions, self.initial_state, self.caps))
+        return after, tuple([rule.id for rule in _rules_for(event, actions) if rule.broken(transition)])
+
     def idle_breaks(self, before: Config, event: str, choice: bool, rule: str) -> bool:
         """Whether `rule` says what a state means and a row that does nothing (`= | noop`) would break it on
         this step: the configuration, not what a row does there, is what is wrong."""
