@@ -314,10 +314,19 @@ class Walker:
         fitted = {}
         for site, taken in steps.items():
             if site not in known:
-                known[site] = next((fits for edits in self._edits(*site) if (fits := tuple(
-                    edit for edit in edits if not any(self._trial(step, edit)[1] for step in taken)))), ())
+                known[site] = next((self._plainest(fits, taken) for edits in self._edits(*site) if (fits := [
+                    edit for edit in edits if not any(self._trial(step, edit)[1] for step in taken)])), ())
             fitted[site] = known[site]
         return fitted
+
+    def _plainest(self, fits: list[tuple[tuple[str, ...], str]], taken: list[tuple[Config, str, bool]]
+                  ) -> tuple[tuple[tuple[str, ...], str], ...]:
+        """The fitting edits, less those that lead where a `=` edit of the same actions leads on every step
+        taken where no root led: a row seen only to stay is read as one that stays (`* | busy_start`
+        fitted on CLEAR's steps alone stays in each state, not goes to CLEAR from all)."""
+        stays = {edit[0]: [self._trial(step, edit)[0] for step in taken] for edit in fits if edit[1] == STAY}
+        return tuple(edit for edit in fits if edit[1] == STAY or edit[0] not in stays
+                     or [self._trial(step, edit)[0] for step in taken] != stays[edit[0]])
 
     def _edits(self, rows: frozenset[int], event: str) -> Iterator[list[tuple[tuple[str, ...], str]]]:
         """The (actions, next) a mistaken row could be, nearest first: one edit away (another next state, or
