@@ -225,12 +225,13 @@ class Walker:
     def mended(self, suspects: list[Suspect], clean: Container[int]) -> tuple[set[int], set[tuple[str, int]]]:
         """The rows that fire and the (rule, row) pairs broken when every suspect step is mended.
 
-        A mended step is one a correct row could take there: `_landings`.
-        Unlike a blocked walk, the sessions a mended row carries on go on
-        past it, so what they reach further on still counts (a mistaken
-        label there changes nothing of where a session goes); unlike an
-        opened one, they go only where a row keeping the rules would send
-        them. The walk steps the machine, so it may leave the explored graph.
+        A mended step is one a correct row could take there (`_fit`, else
+        `_landings_of`). Unlike a blocked walk, the sessions a mended row
+        carries on go on past it, so what they reach further on still counts
+        (a mistaken label there changes nothing of where a session goes);
+        unlike an opened one, they go only where a row keeping the rules
+        would send them. The walk steps the machine, so it may leave the
+        explored graph.
         """
         machine = self.machine
         by_row = tests_by_row(suspects)
