@@ -232,16 +232,7 @@ class Machine:
         break there: what `proof.mending` asks of the rows a mended one could be."""
         mid = _after_sets(before, event)
         values = _Guards(mid, self.caps, CHOICE_OF.get(event), choice)
-        if vocabulary.INVALID in actions:
-            after = before
-        else:
-            fields = list(mid)
-            for index, value in _EVENT_THEN[event]:
-                fields[index] = value
-            for index, add, value in _effects(actions):
-                fields[index] = fields[index] + value if add else value
-            fields[_STATE] = state
-            after = _new(Config, fields)
+        after = before if vocabulary.INVALID in actions else self.landing(self.after_event(before, event), _effects(actions), state)
         transition = _new(Transition, (before, mid, after, event, values, actions, self.initial_state, self.caps))
         return after, tuple([rule.id for rule in _rules_for(event, actions) if rule.broken(transition)])
 
